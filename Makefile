@@ -1,0 +1,36 @@
+# concord — the two commands: `make run` and `make test`.
+# Both install what is missing (Debian packages, idempotent), configure and build in build/.
+
+BUILD ?= build
+JOBS ?= $(shell nproc)
+PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libgmock-dev libbenchmark-dev \
+  libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers \
+  pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+BENCH_PACKAGES := python3-torch python3-numpy
+
+.PHONY: all deps build run test bench asan tsan clean
+
+all: build
+
+deps:
+	@bash tools/install-deps.sh $(PACKAGES)
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/concord devices
+	$(BUILD)/concord parity --quick
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@bash tools/install-deps.sh $(BENCH_PACKAGES)
+	$(BUILD)/concord bench
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

@@ -1,0 +1,73 @@
+// concord/creation.h — making tensors: constants, ranges, host data, random numbers.
+//
+// Every creation function takes the dtype and device last-but-one; on a device
+// that cannot store the dtype the dtype policy applies (downcast float64 to
+// float32 with one warning, or UnsupportedDtypeError under strict).
+//
+// Random numbers come from Philox 4x32-10, a counter-based generator: element i
+// of a tensor made with seed s is a pure function of (s, i), so the same seed
+// gives the same bits whatever the thread count and on every device.
+//
+//   auto a = concord::zeros({2, 3});                           // float32 on cpu
+//   auto r = concord::randn({4, 4}, concord::float16, "emu:0", 7);
+//   double buf[6] = {1, 2, 3, 4, 5, 6};
+//   auto h = concord::from_host(buf, {2, 3}, concord::float64);
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "concord/tensor.h"
+
+namespace concord {
+
+Tensor empty(Shape shape, Dtype dtype = float32, const Device& device = kCPU);
+Tensor zeros(Shape shape, Dtype dtype = float32, const Device& device = kCPU);
+Tensor ones(Shape shape, Dtype dtype = float32, const Device& device = kCPU);
+Tensor full(Shape shape, Scalar value, Dtype dtype = float32, const Device& device = kCPU);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, Scalar value);
+Tensor empty_like(const Tensor& t);
+
+// Values start, start+step, ... < end (> end for negative step). The dtype
+// defaults to int64 when start, end and step are all integers, else float32.
+// step == 0 raises ValueError.
+Tensor arange(Scalar end, std::optional<Dtype> dtype = {}, const Device& device = kCPU);
+Tensor arange(Scalar start, Scalar end, Scalar step = 1, std::optional<Dtype> dtype = {}, const Device& device = kCPU);
+// steps evenly spaced values from start to end inclusive (steps >= 0).
+Tensor linspace(double start, double end, int64_t steps, Dtype dtype = float32, const Device& device = kCPU);
+// n x m identity (m defaults to n).
+Tensor eye(int64_t n, std::optional<int64_t> m = {}, Dtype dtype = float32, const Device& device = kCPU);
+
+// Copies numel(shape) elements of `dtype` from host memory at `data`.
+Tensor from_host(const void* data, Shape shape, Dtype dtype, const Device& device = kCPU);
+template <class T>
+Tensor from_vector(const std::vector<T>& v, Shape shape, const Device& device = kCPU) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> b(v.begin(), v.end());
+    return from_host(b.data(), std::move(shape), Dtype::bool_, device);
+  } else {
+    return from_host(v.data(), std::move(shape), dtype_v<T>, device);
+  }
+}
+// A 1-D tensor from a vector.
+template <class T>
+Tensor tensor(const std::vector<T>& v, const Device& device = kCPU) {
+  return from_vector(v, Shape{static_cast<int64_t>(v.size())}, device);
+}
+// A 0-dim tensor.
+Tensor scalar_tensor(Scalar v, Dtype dtype = float32, const Device& device = kCPU);
+
+// Sets the seed of the global generator (and resets its counter). Calls
+// without an explicit seed draw consecutive, non-overlapping streams from it.
+void manual_seed(uint64_t seed);
+// Uniform in [0, 1).
+Tensor rand(Shape shape, Dtype dtype = float32, const Device& device = kCPU, std::optional<uint64_t> seed = {});
+// Standard normal (Box-Muller on Philox output).
+Tensor randn(Shape shape, Dtype dtype = float32, const Device& device = kCPU, std::optional<uint64_t> seed = {});
+// Integers uniform in [low, high).
+Tensor randint(int64_t low, int64_t high, Shape shape, Dtype dtype = int64, const Device& device = kCPU,
+               std::optional<uint64_t> seed = {});
+
+}  // namespace concord

@@ -1,0 +1,98 @@
+// concord/device.h — devices, their capabilities, and profiles.
+//
+// A Device names where a tensor lives: "cpu", "emu:N" (an emulated
+// accelerator: its own memory, host kernels, default profile no-fp64) or
+// "opencl:N" (a real OpenCL device found through the ICD loader).
+//
+// Capabilities are read from the device (OpenCL extension strings), then a
+// profile may restrict them — never extend them:
+//   no-fp64      float64 can be neither stored nor computed
+//   no-fp16      float16/bfloat16 are storage only; arithmetic in float32
+//   no-op:NAME   the op NAME has no native kernel (it falls back to the CPU)
+// Profiles come from set_profile() or CONCORD_DEVICE_PROFILE, e.g.
+//   CONCORD_DEVICE_PROFILE="emu:0=no-fp64,no-op:solve;opencl:0=no-fp64"
+//
+//   for (auto& d : concord::devices()) std::cout << d << "\n";
+//   concord::Device e("emu:0");
+//   bool f64 = concord::capabilities(e).can_compute(concord::float64);  // false
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "concord/dtype.h"
+#include "concord/ops_list.h"
+
+namespace concord {
+
+enum class DeviceKind : uint8_t { cpu, emu, opencl };
+
+class Device {
+ public:
+  Device() = default;                                  // cpu
+  Device(DeviceKind kind, int index) : kind_(kind), index_(kind == DeviceKind::cpu ? 0 : index) {}
+  Device(std::string_view s);                          // NOLINT: "cpu", "emu:0", "opencl:1"; throws DeviceError
+  Device(const char* s) : Device(std::string_view(s)) {}  // NOLINT
+  DeviceKind kind() const { return kind_; }
+  int index() const { return index_; }
+  bool is_cpu() const { return kind_ == DeviceKind::cpu; }
+  std::string str() const;
+  bool operator==(const Device&) const = default;
+
+ private:
+  DeviceKind kind_ = DeviceKind::cpu;
+  int index_ = 0;
+};
+std::ostream& operator<<(std::ostream& os, const Device& d);
+inline const Device kCPU{};
+
+// The profile applied to a device (restrictions only).
+struct Profile {
+  bool no_fp64 = false;
+  bool no_fp16 = false;
+  std::vector<std::string> no_ops;  // op names without a native kernel
+  bool empty() const { return !no_fp64 && !no_fp16 && no_ops.empty(); }
+  std::string str() const;  // "no-fp64,no-op:solve" or "none"
+};
+// Parses "no-fp64,no-fp16,no-op:solve"; throws ValueError naming the bad item and the valid ones.
+Profile parse_profile(std::string_view s);
+
+struct Capabilities {
+  DtypeSet storable;                  // dtypes a tensor on the device may have
+  DtypeSet computable;                // dtypes its arithmetic runs in natively
+  DtypeSet native[kNumOps];           // per op: dtypes with a native kernel
+  std::string description;            // e.g. the OpenCL device name and driver
+  bool can_store(Dtype t) const { return storable.has(t); }
+  bool can_compute(Dtype t) const { return computable.has(t); }
+  bool has_kernel(OpId op, Dtype t) const { return native[static_cast<int>(op)].has(t); }
+};
+
+// Every available device: cpu, emu:0 (CONCORD_EMU_DEVICES=N for more), opencl:0..
+std::vector<Device> devices();
+bool is_available(const Device& d);
+// Capabilities after the device's profile is applied. Throws DeviceError for unknown devices.
+const Capabilities& capabilities(const Device& d);
+// Capabilities as read from the hardware, before any profile.
+const Capabilities& raw_capabilities(const Device& d);
+const Profile& profile(const Device& d);
+// Sets the device's profile (replacing the one from the environment). Not for cpu:
+// cpu is the reference and the fallback target (throws DeviceError).
+void set_profile(const Device& d, const Profile& p);
+void set_profile(const Device& d, std::string_view p);
+
+// RAII: applies a profile for the guard's lifetime, then restores the previous one.
+class ProfileGuard {
+ public:
+  ProfileGuard(const Device& d, std::string_view p);
+  ~ProfileGuard();
+  ProfileGuard(const ProfileGuard&) = delete;
+  ProfileGuard& operator=(const ProfileGuard&) = delete;
+ private:
+  Device device_;
+  Profile saved_;
+};
+
+}  // namespace concord

@@ -1,0 +1,170 @@
+// concord/ops.h — the tensor operations.
+//
+// Every op takes one path through the dispatcher: validate -> result dtype ->
+// autocast -> capability check and policy -> kernel -> record in the report.
+// Operands of an op must live on the same device (move them with .to()).
+//
+// Elementwise ops broadcast like NumPy and accept Tensor or C++ numbers:
+//   auto y = concord::add(x, 2.5);   // int32 x -> float32 y
+//   auto z = x * y + 1;              // operators are the same ops
+// float16/bfloat16 compute in float32 and round once on store.
+// div is true division (integers give float32), so it cannot fault; integer
+// remainder by zero gives 0 on every device (it never traps).
+//
+// Reductions take dims ({} = all dims) and keepdim:
+//   auto s = concord::sum(x, {1}, /*keepdim=*/true);
+// Sums of float16, bfloat16 and float32 accumulate in float32 (float64 in
+// float64) in a fixed blocked pairwise order: the same bits whatever the
+// thread count. Sum of an empty tensor is 0, prod 1; max/min/argmax of an
+// empty tensor raise ShapeError.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "concord/creation.h"
+#include "concord/tensor.h"
+
+namespace concord {
+
+// A tensor or a C++ number, for elementwise ops.
+class Operand {
+ public:
+  Operand(const Tensor& t) : t_(&t) {}  // NOLINT
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Operand(T v) : s_(v) {}  // NOLINT
+  Operand(Scalar s) : s_(s) {}  // NOLINT
+  bool is_tensor() const { return t_ != nullptr; }
+  const Tensor& tensor() const { return *t_; }
+  const Scalar& scalar() const { return s_; }
+ private:
+  const Tensor* t_ = nullptr;
+  Scalar s_;
+};
+
+using Dims = SmallVec<int64_t, 6>;
+
+// ---- unary elementwise (floating results for integer inputs where the math needs it:
+// exp, log, sqrt, sin, ... of int32 give float32, as in PyTorch) ----
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tan(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor gelu(const Tensor& x);           // exact (erf) form
+Tensor erf(const Tensor& x);
+Tensor floor(const Tensor& x);          // integers unchanged
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);          // half to even
+Tensor trunc(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor isnan(const Tensor& x);          // bool results
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+Tensor logical_not(const Tensor& x);
+// Converts to dtype (same as x.to(dtype)): float -> int truncates toward zero;
+// NaN/out-of-range -> int is implementation-defined in C++, here it saturates
+// (NaN -> 0) so that every device agrees.
+Tensor cast(const Tensor& x, Dtype dtype);
+
+// ---- binary elementwise ----
+Tensor add(const Operand& a, const Operand& b);
+Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
+Tensor sub(const Operand& a, const Operand& b);
+Tensor mul(const Operand& a, const Operand& b);
+Tensor div(const Operand& a, const Operand& b);                 // true division: integers give float32
+Tensor pow(const Operand& a, const Operand& b);
+Tensor maximum(const Operand& a, const Operand& b);             // NaN propagates
+Tensor minimum(const Operand& a, const Operand& b);
+Tensor remainder(const Operand& a, const Operand& b);           // sign of the divisor (Python %)
+Tensor atan2(const Operand& a, const Operand& b);
+Tensor eq(const Operand& a, const Operand& b);                  // bool results
+Tensor ne(const Operand& a, const Operand& b);
+Tensor lt(const Operand& a, const Operand& b);
+Tensor le(const Operand& a, const Operand& b);
+Tensor gt(const Operand& a, const Operand& b);
+Tensor ge(const Operand& a, const Operand& b);
+Tensor logical_and(const Operand& a, const Operand& b);
+Tensor logical_or(const Operand& a, const Operand& b);
+Tensor logical_xor(const Operand& a, const Operand& b);
+// cond ? a : b, cond must be bool; a and b promote together.
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b);
+// Limits to [lo, hi]; either bound may be absent.
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);
+
+Tensor operator+(const Tensor& a, const Operand& b);
+Tensor operator-(const Tensor& a, const Operand& b);
+Tensor operator*(const Tensor& a, const Operand& b);
+Tensor operator/(const Tensor& a, const Operand& b);
+Tensor operator-(const Tensor& a);
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor operator+(T a, const Tensor& b) { return add(a, b); }
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor operator-(T a, const Tensor& b) { return sub(a, b); }
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor operator*(T a, const Tensor& b) { return mul(a, b); }
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor operator/(T a, const Tensor& b) { return div(a, b); }
+
+// ---- reductions ----
+// dtype: accumulate and return in this dtype (as PyTorch's dtype= argument).
+Tensor sum(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
+Tensor mean(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
+Tensor prod(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
+Tensor amax(const Tensor& x, Dims dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, Dims dims = {}, bool keepdim = false);
+Tensor max(const Tensor& x);                                      // over all elements
+Tensor min(const Tensor& x);
+struct ValuesIndices { Tensor values, indices; };
+ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim = false);   // indices int64, first occurrence
+ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);  // no dim: flat index
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+// Variance with Bessel's correction by default (correction = 1).
+Tensor var(const Tensor& x, Dims dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, Dims dims = {}, int64_t correction = 1, bool keepdim = false);
+// p = 1, 2 or inf (std::numeric_limits<double>::infinity()); others raise ValueError.
+Tensor norm(const Tensor& x, double p = 2.0, Dims dims = {}, bool keepdim = false);
+Tensor all(const Tensor& x, Dims dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, Dims dims = {}, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, Dims dims, bool keepdim = false);
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype = {});
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype = {});
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<Dtype> dtype = {});
+
+// ---- linear ----
+// NumPy matmul: 1-D operands are promoted (and the added dim removed after),
+// batch dims broadcast. float32/float64 through BLAS; float16/bfloat16
+// compute in float32 and round once; integers accumulate exactly in their type.
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);    // [n,k] x [k,m]
+Tensor bmm(const Tensor& a, const Tensor& b);   // [b,n,k] x [b,k,m]
+Tensor mv(const Tensor& a, const Tensor& v);    // [n,k] x [k]
+Tensor dot(const Tensor& a, const Tensor& b);   // [k] . [k] -> 0-dim
+Tensor outer(const Tensor& a, const Tensor& b); // [n] x [m] -> [n,m]
+
+// ---- shape ----
+Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);   // views
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);  // index: 1-D int32/int64
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);        // index: int64, same ndim
+Tensor flip(const Tensor& x, Dims dims);
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+
+}  // namespace concord

@@ -1,0 +1,64 @@
+// concord/policy.h — what happens when a device cannot do what was asked.
+//
+// Dtype policy, when a device cannot hold or compute a dtype (float64 on a
+// float64-less device):
+//   downcast (default)  compute and store in float32; warn once per (op, device, dtype)
+//   strict              throw UnsupportedDtypeError naming both remedies
+// Fallback policy, when a device has no kernel for an op:
+//   cpu (default)       copy inputs to the CPU, run there, copy results back; warn once
+//   strict              throw NotImplementedError
+// Global (set_*), scoped per thread (the guards), or from the environment:
+// CONCORD_DTYPE_POLICY=downcast|strict, CONCORD_FALLBACK=cpu|strict.
+//
+//   { concord::DtypePolicyGuard g(concord::DtypePolicy::strict);
+//     x.to("emu:0");   // throws UnsupportedDtypeError for a float64 x
+//   }
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace concord {
+
+enum class DtypePolicy { downcast, strict };
+enum class FallbackPolicy { cpu, strict };
+
+DtypePolicy dtype_policy();          // the scoped value if a guard is active on this thread, else global
+FallbackPolicy fallback_policy();
+void set_dtype_policy(DtypePolicy p);        // global
+void set_fallback_policy(FallbackPolicy p);  // global
+DtypePolicy parse_dtype_policy(std::string_view s);        // throws ValueError listing valid values
+FallbackPolicy parse_fallback_policy(std::string_view s);
+std::string_view name(DtypePolicy p);
+std::string_view name(FallbackPolicy p);
+
+class DtypePolicyGuard {
+ public:
+  explicit DtypePolicyGuard(DtypePolicy p);
+  ~DtypePolicyGuard();
+  DtypePolicyGuard(const DtypePolicyGuard&) = delete;
+  DtypePolicyGuard& operator=(const DtypePolicyGuard&) = delete;
+ private:
+  int saved_;
+};
+
+class FallbackPolicyGuard {
+ public:
+  explicit FallbackPolicyGuard(FallbackPolicy p);
+  ~FallbackPolicyGuard();
+  FallbackPolicyGuard(const FallbackPolicyGuard&) = delete;
+  FallbackPolicyGuard& operator=(const FallbackPolicyGuard&) = delete;
+ private:
+  int saved_;
+};
+
+// Warnings about adaptations (downcast, fallback) go to this handler, once per
+// (op, device, dtype). The default writes "concord: warning: ..." to stderr.
+// Returns the previous handler. Thread-safe.
+using WarningHandler = std::function<void(const std::string&)>;
+WarningHandler set_warning_handler(WarningHandler h);
+// Forget which warnings were already given (so they are given again).
+void reset_warnings();
+
+}  // namespace concord

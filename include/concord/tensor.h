@@ -1,0 +1,134 @@
+// concord/tensor.h — the Tensor: shared storage + shape, strides, offset, dtype, device.
+//
+// Views (reshape/view when possible, permute, transpose, slice, narrow,
+// expand, squeeze, unsqueeze, flatten, select) share storage with the tensor
+// they come from; writing through one is visible through the other. Strides
+// are in elements. Every op accepts non-contiguous views.
+//
+//   auto x = concord::arange(0, 12).reshape({3, 4});
+//   auto c = x.transpose(0, 1);          // a view, shape [4, 3]
+//   auto d = c.contiguous();             // a copy, row-major
+//   double v = x.to(concord::float64).item<double>();  // throws: not a single element
+//   auto host = x.to_vector<int64_t>();  // 0..11
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "concord/device.h"
+#include "concord/dtype.h"
+#include "concord/error.h"
+#include "concord/scalar.h"
+#include "concord/shape.h"
+
+namespace concord {
+
+namespace detail {
+// Device memory. For cpu and emu, ptr is a host pointer; for opencl it is a cl_mem.
+struct Storage {
+  void* ptr = nullptr;
+  size_t nbytes = 0;
+  Device device;
+  void (*release)(Storage&) = nullptr;  // set by the allocating backend
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage() { if (release) release(*this); }
+};
+}  // namespace detail
+
+class Tensor {
+ public:
+  Tensor() = default;  // an undefined tensor; most calls on it throw
+  Tensor(std::shared_ptr<detail::Storage> storage, Shape shape, Strides strides, int64_t offset, Dtype dtype);
+
+  bool defined() const { return storage_ != nullptr; }
+  const Shape& shape() const { return shape_; }
+  const Strides& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  int64_t ndim() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t dim() const { return ndim(); }
+  int64_t size(int64_t dim) const;      // negative dims count from the end
+  int64_t stride(int64_t dim) const;
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * itemsize(dtype_); }
+  Dtype dtype() const { return dtype_; }
+  Device device() const;
+  bool is_contiguous() const;
+
+  // --- views (share storage) ---
+  Tensor view(Shape shape) const;        // throws ShapeError if strides do not allow it; one dim may be -1
+  Tensor reshape(Shape shape) const;     // a view when possible, else a copy
+  Tensor permute(Shape dims) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor t() const;                      // transpose of a 2-D tensor (1-D and 0-D unchanged)
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1) const;  // Python semantics, clamped
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;  // removes dim
+  Tensor expand(Shape shape) const;      // -1 keeps a size; new leading dims allowed
+  Tensor broadcast_to(Shape shape) const { return expand(std::move(shape)); }
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+
+  // --- copies ---
+  Tensor contiguous() const;             // self if already contiguous
+  Tensor clone() const;
+  Tensor to(Dtype dtype) const;          // self if same dtype
+  Tensor to(const Device& device) const; // follows the dtype policy for the target device
+  Tensor to(const Device& device, Dtype dtype) const;
+  // Copies src (broadcast to this shape, any dtype, any device) into this tensor, in place.
+  Tensor& copy_(const Tensor& src);
+
+  // --- host access ---
+  template <class T> T item() const;                 // single element, converted to T
+  template <class T> std::vector<T> to_vector() const;  // all elements in row-major order, converted to T
+  std::string str() const;                           // readable printing (PyTorch-like)
+
+  // --- internals (for kernels) ---
+  const std::shared_ptr<detail::Storage>& storage() const { return storage_; }
+  // Host pointer to the first element (cpu and emu only).
+  void* raw_data() const { return static_cast<char*>(storage_->ptr) + offset_ * static_cast<int64_t>(itemsize(dtype_)); }
+  template <class T> T* data() const { return reinterpret_cast<T*>(raw_data()); }
+
+ private:
+  std::shared_ptr<detail::Storage> storage_;
+  Shape shape_;
+  Strides strides_;
+  int64_t offset_ = 0;
+  int64_t numel_ = 0;
+  Dtype dtype_ = Dtype::float32;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+namespace detail {
+// Copies all elements to host memory as T (row-major).
+void to_host_as(const Tensor& t, Dtype as, void* dst);
+}
+
+template <class T> std::vector<T> Tensor::to_vector() const {
+  std::vector<T> out(static_cast<size_t>(numel_));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> tmp(out.size());
+    detail::to_host_as(*this, Dtype::bool_, tmp.data());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = tmp[i] != 0;
+  } else {
+    detail::to_host_as(*this, dtype_v<T>, out.data());
+  }
+  return out;
+}
+
+template <class T> T Tensor::item() const {
+  if (numel_ != 1)
+    throw ShapeError("[item] tensor of shape " + shape_str(shape_) + " has " + std::to_string(numel_) +
+                     " elements; item() needs exactly one. Index or reduce first.");
+  return to_vector<T>()[0];
+}
+
+}  // namespace concord

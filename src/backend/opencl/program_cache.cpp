@@ -1,0 +1,258 @@
+// backend/opencl/program_cache.cpp — program build with an in-memory and an
+// on-disk cache, and the kernel cache.
+//
+// A program's cache key is the device name, vendor, device and driver
+// versions, the full build options and a hash + length of the source. The
+// disk file repeats the key in its header, so a filename-hash collision or a
+// stale file is detected and rebuilt, never run.
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "backend/opencl/runtime.h"
+#include "concord/error.h"
+
+namespace concord::detail::ocl {
+
+namespace fs = std::filesystem;
+
+struct Context::ProgramEntry {
+  std::mutex mu;  // held while building, so concurrent callers wait for one build
+  cl_program prog = nullptr;
+  ~ProgramEntry() {
+    if (prog) clReleaseProgram(prog);
+  }
+};
+
+namespace {
+
+constexpr const char* kMagic = "CONCORD-OCL-BIN1\n";
+
+std::mutex g_suffix_mu;
+std::string g_source_suffix;  // set_source_suffix_for_testing
+
+uint64_t fnv1a64(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v;
+}
+
+// Directory for cached binaries, or "" when the disk cache is off.
+// Read on every build so tests and tools may change it at run time.
+fs::path cache_dir() {
+  const char* off = std::getenv("CONCORD_NO_DISK_CACHE");
+  if (off && *off && std::strcmp(off, "0") != 0) return {};
+  fs::path base;
+  if (env_set("CONCORD_CACHE_DIR")) base = std::getenv("CONCORD_CACHE_DIR");
+  else if (env_set("XDG_CACHE_HOME")) base = fs::path(std::getenv("XDG_CACHE_HOME")) / "concord";
+  else if (env_set("HOME")) base = fs::path(std::getenv("HOME")) / ".cache" / "concord";
+  else return {};
+  return base / "opencl";
+}
+
+std::string build_log(cl_program p, cl_device_id d) {
+  size_t size = 0;
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS)
+    return "(no build log available)";
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log.empty() ? "(empty build log)" : log;
+}
+
+}  // namespace
+
+void set_source_suffix_for_testing(std::string s) {
+  std::lock_guard<std::mutex> lock(g_suffix_mu);
+  g_source_suffix = std::move(s);
+}
+
+std::string Context::build_options(const std::string& extra_options) const {
+  std::string o;
+  if (info_.fp32_correctly_rounded_divide_sqrt) o += "-cl-fp32-correctly-rounded-divide-sqrt ";
+  // The caller's own definition wins (a profile may remove float64);
+  // defining the macro twice would only draw a redefinition warning.
+  if (extra_options.find("CONCORD_HAS_FP64") == std::string::npos)
+    o += std::string("-DCONCORD_HAS_FP64=") + (info_.fp64 ? "1 " : "0 ");
+  if (extra_options.find("CONCORD_HAS_FP16") == std::string::npos)
+    o += std::string("-DCONCORD_HAS_FP16=") + (info_.fp16 ? "1 " : "0 ");
+  o += extra_options;
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
+
+cl_program Context::program(const std::string& name, const std::string& source,
+                            const std::string& extra_options) {
+  std::string src = source;
+  {
+    std::lock_guard<std::mutex> lock(g_suffix_mu);
+    src += g_source_suffix;
+  }
+  const std::string options = build_options(extra_options);
+  const std::string key = std::string(kMagic) + info_.name + '\n' + info_.vendor + '\n' +
+                          info_.device_version + '\n' + info_.driver_version + '\n' + options +
+                          '\n' + hex64(fnv1a64(src)) + ':' + std::to_string(src.size()) + '\n';
+  std::shared_ptr<ProgramEntry> entry;
+  {
+    std::lock_guard<std::mutex> lock(prog_mu_);
+    auto& slot = programs_[key];
+    if (!slot) slot = std::make_shared<ProgramEntry>();
+    entry = slot;
+  }
+  // Per-entry lock: threads wanting the same program wait for one build,
+  // while builds of different programs proceed in parallel.
+  std::lock_guard<std::mutex> lock(entry->mu);
+  if (entry->prog) {
+    ++mem_hits_;
+    return entry->prog;
+  }
+  entry->prog = build(name, src, options, key);  // on throw, the next caller retries
+  std::lock_guard<std::mutex> names(prog_mu_);
+  program_names_[entry->prog] = name;
+  return entry->prog;
+}
+
+cl_program Context::build(const std::string& name, const std::string& source,
+                          const std::string& options, const std::string& key) {
+  std::string file;
+  if (fs::path dir = cache_dir(); !dir.empty()) {
+    std::string stem;
+    for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    file = (dir / (stem.substr(0, 48) + "-" + hex64(fnv1a64(key)) + ".clbin")).string();
+    if (cl_program p = load_binary(file, key, options)) {
+      ++loaded_;
+      return p;
+    }
+  }
+
+  const char* text = source.c_str();
+  const size_t len = source.size();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(ctx_, 1, &text, &len, &err);
+  check(err, "clCreateProgramWithSource", this);
+  err = clBuildProgram(p, 1, &device_, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    std::string log = build_log(p, device_);
+    clReleaseProgram(p);
+    throw DeviceError("[opencl] building program '" + name + "' failed on " + device_string() +
+                      " (" + info_.name + ", driver " + info_.driver_version + ") with options '" +
+                      options + "': " + error_name(err) +
+                      "; this is a kernel bug or a device limitation, please report it with "
+                      "this log.\nbuild log:\n" + log);
+  }
+  ++builds_;
+  if (!file.empty()) store_binary(file, key, p);
+  return p;
+}
+
+// Returns nullptr on any problem: a missing, truncated, stale or foreign
+// file, or a driver that rejects the binary. The caller then builds from
+// source and rewrites the file.
+cl_program Context::load_binary(const std::string& file, const std::string& key,
+                                const std::string& options) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return nullptr;
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Layout: <key length>\n<key><binary>; the key starts with kMagic.
+  const size_t nl = data.find('\n');
+  if (nl == std::string::npos || nl > 20) return nullptr;
+  size_t key_len = 0;
+  try {
+    key_len = std::stoull(data.substr(0, nl));
+  } catch (...) {
+    return nullptr;
+  }
+  if (key_len != key.size() || data.size() <= nl + 1 + key_len ||
+      data.compare(nl + 1, key_len, key) != 0)
+    return nullptr;
+  const auto* bin = reinterpret_cast<const unsigned char*>(data.data() + nl + 1 + key_len);
+  const size_t bin_len = data.size() - nl - 1 - key_len;
+
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(ctx_, 1, &device_, &bin_len, &bin, &status, &err);
+  if (err != CL_SUCCESS || status != CL_SUCCESS || !p) {
+    if (p) clReleaseProgram(p);
+    return nullptr;
+  }
+  if (clBuildProgram(p, 1, &device_, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return nullptr;
+  }
+  return p;
+}
+
+// Best effort: a cache that cannot be written only costs a rebuild later.
+void Context::store_binary(const std::string& file, const std::string& key, cl_program p) {
+  size_t size = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) != CL_SUCCESS ||
+      size == 0)
+    return;
+  std::string bin(size, '\0');
+  auto* ptr = reinterpret_cast<unsigned char*>(bin.data());
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS) return;
+
+  std::error_code ec;
+  fs::create_directories(fs::path(file).parent_path(), ec);
+  if (ec) return;
+  // Write a private temp file, then rename: readers (other threads or
+  // processes) see either no file or a complete one.
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
+                          hex64(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << key.size() << '\n' << key;
+    out.write(bin.data(), static_cast<std::streamsize>(bin.size()));
+    out.close();
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return;
+  }
+  ++written_;
+}
+
+cl_kernel Context::kernel(cl_program p, const char* kernel_name) {
+  std::lock_guard<std::mutex> lock(prog_mu_);
+  auto key = std::make_pair(p, std::string(kernel_name));
+  if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, kernel_name, &err);
+  if (err != CL_SUCCESS) {
+    auto it = program_names_.find(p);
+    std::string prog = it == program_names_.end() ? "?" : it->second;
+    std::string what = "clCreateKernel('" + std::string(kernel_name) + "' in program '" + prog + "')";
+    check(err, what.c_str(), this);
+  }
+  kernels_.emplace(std::move(key), k);
+  return k;
+}
+
+}  // namespace concord::detail::ocl

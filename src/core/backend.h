@@ -1,0 +1,86 @@
+// Backend interface: one implementation per device kind (cpu, emu, opencl).
+//
+// Front ends (src/ops/) validate arguments, decide dtypes and shapes, ask the
+// dispatcher for a Plan, allocate outputs on the plan's execution device and
+// call one of these kernels. Kernels never validate user input and never
+// allocate their outputs; they may assume:
+//   - every tensor argument lives on this backend's device;
+//   - outputs are contiguous (unless stated) and have the right shape/dtype;
+//   - inputs may be any strided view (stride 0 for broadcast dims; strides may
+//     be negative, e.g. flip views).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "concord/ops.h"
+#include "concord/tensor.h"
+
+namespace concord::detail {
+
+struct ReduceArgs {
+  int64_t correction = 1;   // var/std
+  double p = 2.0;           // norm
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual DeviceKind kind() const = 0;
+
+  // ---- memory ----
+  // Throws OutOfMemoryError naming nbytes and the device.
+  virtual std::shared_ptr<Storage> allocate(size_t nbytes, const Device& d) = 0;
+  virtual void write(Storage& dst, size_t dst_offset_bytes, const void* src, size_t nbytes) = 0;
+  virtual void read(const Storage& src, size_t src_offset_bytes, void* dst, size_t nbytes) = 0;
+
+  // ---- data movement and creation ----
+  // dst = src elementwise with dtype conversion; src has dst's shape (maybe via stride 0).
+  // dst may be a strided view (it is how copy_ and cat write into slices).
+  virtual void copy(const Tensor& src, const Tensor& dst) = 0;
+  virtual void fill(const Tensor& dst, Scalar v) = 0;                 // dst may be strided
+  // dst[i] = start + i * step for the contiguous dst (computed in double, rounded once).
+  virtual void iota(const Tensor& dst, double start, double step) = 0;
+  // rand / randn / randint: element i draws from Philox4x32-10 counter (offset + i/4...).
+  // a, b: [low, high) for randint; unused otherwise.
+  virtual void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) = 0;
+
+  // ---- elementwise ----
+  // x has the compute dtype; out has x's shape and the result dtype (bool for predicates).
+  virtual void unary(OpId op, const Tensor& x, const Tensor& out) = 0;
+  // a and b have the same (compute) dtype and out's shape (broadcast views).
+  // out dtype: bool for comparisons and logical ops, else the compute dtype.
+  virtual void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // cond bool; a, b, out same dtype; all of out's shape.
+  virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  virtual void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) = 0;
+
+  // ---- reductions ----
+  // op in sum mean prod max min amax amin var std norm all any logsumexp.
+  // dims: sorted, unique, non-empty; out has the keepdim shape and the result dtype.
+  // x has the accumulation-input dtype chosen by the front end.
+  virtual void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) = 0;
+  // argmax/argmin along one dim (keepdim shape out, int64). First occurrence; NaN wins.
+  virtual void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) = 0;
+  // softmax / log_softmax / cumsum along dim; out same shape.
+  virtual void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) = 0;
+
+  // ---- linear ----
+  // a [B,M,K], b [B,K,N] (any strides, stride 0 on broadcast batch), out [B,M,N] contiguous.
+  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+
+  // ---- indexing ----
+  virtual void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  virtual void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  // out = tril/triu of x over the last two dims (op is tril or triu).
+  virtual void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) = 0;
+};
+
+// The backend that owns a device (throws DeviceError for an unknown device).
+Backend& backend_for(const Device& d);
+Backend& cpu_backend();
+
+// Raw capabilities the backend claims for a device, before profiles.
+Capabilities backend_capabilities(const Device& d);
+
+}  // namespace concord::detail
