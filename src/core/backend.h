@@ -84,3 +84,11 @@ Backend& cpu_backend();
 Capabilities backend_capabilities(const Device& d);
 
 }  // namespace concord::detail
+
+namespace concord::detail {
+// Dtypes for which an op is defined at all (the CPU reference's kernels).
+// An op asked for a dtype outside this set is a DtypeError on every device.
+DtypeSet op_dtypes(OpId op);
+// Number of OpenCL devices found (0 without a platform); never throws.
+size_t opencl_device_count();
+}  // namespace concord::detail

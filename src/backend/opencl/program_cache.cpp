@@ -176,23 +176,24 @@ cl_program Context::load_binary(const std::string& file, const std::string& key,
   std::ifstream in(file, std::ios::binary);
   if (!in) return nullptr;
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // Layout: <key length>\n<key><binary>; the key starts with kMagic.
+  // Layout: "<key length> <binary length> <binary hash>\n" <key> <binary>.
+  // The hash matters: PoCL aborts the process (an assert) on a truncated
+  // binary instead of returning CL_INVALID_BINARY, so we never pass it one.
   const size_t nl = data.find('\n');
-  if (nl == std::string::npos || nl > 20) return nullptr;
-  size_t key_len = 0;
-  try {
-    key_len = std::stoull(data.substr(0, nl));
-  } catch (...) {
+  if (nl == std::string::npos || nl > 64) return nullptr;
+  unsigned long long key_len = 0, bin_len = 0, bin_hash = 0;
+  if (std::sscanf(data.c_str(), "%llu %llu %llx", &key_len, &bin_len, &bin_hash) != 3)
     return nullptr;
-  }
-  if (key_len != key.size() || data.size() <= nl + 1 + key_len ||
+  if (key_len != key.size() || bin_len == 0 || data.size() != nl + 1 + key_len + bin_len ||
       data.compare(nl + 1, key_len, key) != 0)
     return nullptr;
-  const auto* bin = reinterpret_cast<const unsigned char*>(data.data() + nl + 1 + key_len);
-  const size_t bin_len = data.size() - nl - 1 - key_len;
+  const std::string_view bin_view(data.data() + nl + 1 + key_len, bin_len);
+  if (fnv1a64(bin_view) != bin_hash) return nullptr;
+  const auto* bin = reinterpret_cast<const unsigned char*>(bin_view.data());
+  const size_t bin_size = bin_len;
 
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithBinary(ctx_, 1, &device_, &bin_len, &bin, &status, &err);
+  cl_program p = clCreateProgramWithBinary(ctx_, 1, &device_, &bin_size, &bin, &status, &err);
   if (err != CL_SUCCESS || status != CL_SUCCESS || !p) {
     if (p) clReleaseProgram(p);
     return nullptr;
@@ -223,7 +224,7 @@ void Context::store_binary(const std::string& file, const std::string& key, cl_p
                           hex64(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << key.size() << '\n' << key;
+    out << key.size() << ' ' << bin.size() << ' ' << hex64(fnv1a64(bin)) << '\n' << key;
     out.write(bin.data(), static_cast<std::streamsize>(bin.size()));
     out.close();
     if (!out) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "concord/error.h"
 
@@ -12,73 +13,39 @@ namespace concord::detail::ocl {
 // ---------------------------------------------------------------- errors --
 
 std::string error_name(cl_int err) {
-  switch (err) {
-#define CONCORD_CL_ERR(e) \
-  case e:                 \
-    return #e;
-    CONCORD_CL_ERR(CL_SUCCESS)
-    CONCORD_CL_ERR(CL_DEVICE_NOT_FOUND)
-    CONCORD_CL_ERR(CL_DEVICE_NOT_AVAILABLE)
-    CONCORD_CL_ERR(CL_COMPILER_NOT_AVAILABLE)
-    CONCORD_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-    CONCORD_CL_ERR(CL_OUT_OF_RESOURCES)
-    CONCORD_CL_ERR(CL_OUT_OF_HOST_MEMORY)
-    CONCORD_CL_ERR(CL_PROFILING_INFO_NOT_AVAILABLE)
-    CONCORD_CL_ERR(CL_MEM_COPY_OVERLAP)
-    CONCORD_CL_ERR(CL_IMAGE_FORMAT_MISMATCH)
-    CONCORD_CL_ERR(CL_IMAGE_FORMAT_NOT_SUPPORTED)
-    CONCORD_CL_ERR(CL_BUILD_PROGRAM_FAILURE)
-    CONCORD_CL_ERR(CL_MAP_FAILURE)
-    CONCORD_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-    CONCORD_CL_ERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-    CONCORD_CL_ERR(CL_COMPILE_PROGRAM_FAILURE)
-    CONCORD_CL_ERR(CL_LINKER_NOT_AVAILABLE)
-    CONCORD_CL_ERR(CL_LINK_PROGRAM_FAILURE)
-    CONCORD_CL_ERR(CL_DEVICE_PARTITION_FAILED)
-    CONCORD_CL_ERR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
-    CONCORD_CL_ERR(CL_INVALID_VALUE)
-    CONCORD_CL_ERR(CL_INVALID_DEVICE_TYPE)
-    CONCORD_CL_ERR(CL_INVALID_PLATFORM)
-    CONCORD_CL_ERR(CL_INVALID_DEVICE)
-    CONCORD_CL_ERR(CL_INVALID_CONTEXT)
-    CONCORD_CL_ERR(CL_INVALID_QUEUE_PROPERTIES)
-    CONCORD_CL_ERR(CL_INVALID_COMMAND_QUEUE)
-    CONCORD_CL_ERR(CL_INVALID_HOST_PTR)
-    CONCORD_CL_ERR(CL_INVALID_MEM_OBJECT)
-    CONCORD_CL_ERR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
-    CONCORD_CL_ERR(CL_INVALID_IMAGE_SIZE)
-    CONCORD_CL_ERR(CL_INVALID_SAMPLER)
-    CONCORD_CL_ERR(CL_INVALID_BINARY)
-    CONCORD_CL_ERR(CL_INVALID_BUILD_OPTIONS)
-    CONCORD_CL_ERR(CL_INVALID_PROGRAM)
-    CONCORD_CL_ERR(CL_INVALID_PROGRAM_EXECUTABLE)
-    CONCORD_CL_ERR(CL_INVALID_KERNEL_NAME)
-    CONCORD_CL_ERR(CL_INVALID_KERNEL_DEFINITION)
-    CONCORD_CL_ERR(CL_INVALID_KERNEL)
-    CONCORD_CL_ERR(CL_INVALID_ARG_INDEX)
-    CONCORD_CL_ERR(CL_INVALID_ARG_VALUE)
-    CONCORD_CL_ERR(CL_INVALID_ARG_SIZE)
-    CONCORD_CL_ERR(CL_INVALID_KERNEL_ARGS)
-    CONCORD_CL_ERR(CL_INVALID_WORK_DIMENSION)
-    CONCORD_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
-    CONCORD_CL_ERR(CL_INVALID_WORK_ITEM_SIZE)
-    CONCORD_CL_ERR(CL_INVALID_GLOBAL_OFFSET)
-    CONCORD_CL_ERR(CL_INVALID_EVENT_WAIT_LIST)
-    CONCORD_CL_ERR(CL_INVALID_EVENT)
-    CONCORD_CL_ERR(CL_INVALID_OPERATION)
-    CONCORD_CL_ERR(CL_INVALID_GL_OBJECT)
-    CONCORD_CL_ERR(CL_INVALID_BUFFER_SIZE)
-    CONCORD_CL_ERR(CL_INVALID_MIP_LEVEL)
-    CONCORD_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
-    CONCORD_CL_ERR(CL_INVALID_PROPERTY)
-    CONCORD_CL_ERR(CL_INVALID_IMAGE_DESCRIPTOR)
-    CONCORD_CL_ERR(CL_INVALID_COMPILER_OPTIONS)
-    CONCORD_CL_ERR(CL_INVALID_LINKER_OPTIONS)
-    CONCORD_CL_ERR(CL_INVALID_DEVICE_PARTITION_COUNT)
-#undef CONCORD_CL_ERR
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-    default: return "CL_ERROR(" + std::to_string(err) + ")";
-  }
+#define CLERR(code) {code, #code}
+  static const std::pair<cl_int, const char*> kNames[] = {
+      CLERR(CL_SUCCESS), CLERR(CL_DEVICE_NOT_FOUND), CLERR(CL_DEVICE_NOT_AVAILABLE),
+      CLERR(CL_COMPILER_NOT_AVAILABLE), CLERR(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+      CLERR(CL_OUT_OF_RESOURCES), CLERR(CL_OUT_OF_HOST_MEMORY),
+      CLERR(CL_PROFILING_INFO_NOT_AVAILABLE), CLERR(CL_MEM_COPY_OVERLAP),
+      CLERR(CL_IMAGE_FORMAT_MISMATCH), CLERR(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+      CLERR(CL_BUILD_PROGRAM_FAILURE), CLERR(CL_MAP_FAILURE),
+      CLERR(CL_MISALIGNED_SUB_BUFFER_OFFSET), CLERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+      CLERR(CL_COMPILE_PROGRAM_FAILURE), CLERR(CL_LINKER_NOT_AVAILABLE),
+      CLERR(CL_LINK_PROGRAM_FAILURE), CLERR(CL_DEVICE_PARTITION_FAILED),
+      CLERR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), CLERR(CL_INVALID_VALUE),
+      CLERR(CL_INVALID_DEVICE_TYPE), CLERR(CL_INVALID_PLATFORM), CLERR(CL_INVALID_DEVICE),
+      CLERR(CL_INVALID_CONTEXT), CLERR(CL_INVALID_QUEUE_PROPERTIES),
+      CLERR(CL_INVALID_COMMAND_QUEUE), CLERR(CL_INVALID_HOST_PTR), CLERR(CL_INVALID_MEM_OBJECT),
+      CLERR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), CLERR(CL_INVALID_IMAGE_SIZE),
+      CLERR(CL_INVALID_SAMPLER), CLERR(CL_INVALID_BINARY), CLERR(CL_INVALID_BUILD_OPTIONS),
+      CLERR(CL_INVALID_PROGRAM), CLERR(CL_INVALID_PROGRAM_EXECUTABLE),
+      CLERR(CL_INVALID_KERNEL_NAME), CLERR(CL_INVALID_KERNEL_DEFINITION), CLERR(CL_INVALID_KERNEL),
+      CLERR(CL_INVALID_ARG_INDEX), CLERR(CL_INVALID_ARG_VALUE), CLERR(CL_INVALID_ARG_SIZE),
+      CLERR(CL_INVALID_KERNEL_ARGS), CLERR(CL_INVALID_WORK_DIMENSION),
+      CLERR(CL_INVALID_WORK_GROUP_SIZE), CLERR(CL_INVALID_WORK_ITEM_SIZE),
+      CLERR(CL_INVALID_GLOBAL_OFFSET), CLERR(CL_INVALID_EVENT_WAIT_LIST), CLERR(CL_INVALID_EVENT),
+      CLERR(CL_INVALID_OPERATION), CLERR(CL_INVALID_GL_OBJECT), CLERR(CL_INVALID_BUFFER_SIZE),
+      CLERR(CL_INVALID_MIP_LEVEL), CLERR(CL_INVALID_GLOBAL_WORK_SIZE), CLERR(CL_INVALID_PROPERTY),
+      CLERR(CL_INVALID_IMAGE_DESCRIPTOR), CLERR(CL_INVALID_COMPILER_OPTIONS),
+      CLERR(CL_INVALID_LINKER_OPTIONS), CLERR(CL_INVALID_DEVICE_PARTITION_COUNT),
+      {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
+  };
+#undef CLERR
+  for (const auto& [code, name] : kNames)
+    if (code == err) return name;
+  return "CL_ERROR(" + std::to_string(err) + ")";
 }
 
 namespace {
@@ -301,6 +268,7 @@ Context::Stats Context::stats() const {
   s.pool_hits = pool_hits_;
   s.bytes_allocated = bytes_allocated_;
   s.bytes_cached = bytes_cached_;
+  s.bytes_live = bytes_live_;
   return s;
 }
 
@@ -342,15 +310,15 @@ size_t Context::bucket_size(size_t nbytes) const {
   return b;
 }
 
-void Context::throw_oom(size_t nbytes) const {
+void Context::throw_oom(size_t nbytes, const std::string& why) const {
   throw OutOfMemoryError("[opencl] out of memory allocating " + std::to_string(nbytes) +
-                         " bytes on " + device_string() + " (" + info_.name +
-                         ", max single allocation " + std::to_string(info_.max_alloc) +
-                         " bytes); free tensors or use a smaller batch");
+                         " bytes on " + device_string() + " (" + info_.name + ", " + why +
+                         "); free tensors or use a smaller batch");
 }
 
 cl_mem Context::alloc(size_t nbytes) {
-  if (nbytes > info_.max_alloc) throw_oom(nbytes);
+  if (nbytes > info_.max_alloc)
+    throw_oom(nbytes, "max single allocation " + std::to_string(info_.max_alloc) + " bytes");
   const size_t bucket = bucket_size(nbytes);
   {
     std::lock_guard<std::mutex> lock(pool_mu_);
@@ -366,20 +334,40 @@ cl_mem Context::alloc(size_t nbytes) {
       return m;
     }
   }
+  // Budget: live buffers may not exceed the device's global memory. Drivers
+  // like PoCL overcommit (and fail, or get the process killed, only when the
+  // pages are touched), so we enforce the limit ourselves. On failure, idle
+  // pooled buffers are freed and the allocation retried once.
+  auto oom = [](cl_int e) {
+    return e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
+           e == CL_OUT_OF_HOST_MEMORY;
+  };
   cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, bucket, nullptr, &err);
-  if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-      err == CL_OUT_OF_HOST_MEMORY) {
-    empty_cache();  // idle pooled buffers may be what is in the way
+  cl_mem m = nullptr;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt == 1) empty_cache();
+    if (bytes_live_.fetch_add(bucket) + bucket > info_.global_mem) {
+      bytes_live_ -= bucket;
+      err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+      continue;
+    }
     m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, bucket, nullptr, &err);
-    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-        err == CL_OUT_OF_HOST_MEMORY)
-      throw_oom(nbytes);
+    if (err == CL_SUCCESS) break;
+    bytes_live_ -= bucket;
+    if (!oom(err)) break;
   }
+  if (oom(err))
+    throw_oom(nbytes, std::to_string(bytes_live_.load()) + " of " +
+                          std::to_string(info_.global_mem) + " bytes in use");
   check(err, "clCreateBuffer", this, true);
   ++allocations_;
   bytes_allocated_ += bucket;
   return m;
+}
+
+void Context::free_buffer(cl_mem m, size_t bytes) {
+  clReleaseMemObject(m);
+  bytes_live_ -= bytes;
 }
 
 void Context::release(cl_mem m, size_t nbytes) {
@@ -390,7 +378,7 @@ void Context::release(cl_mem m, size_t nbytes) {
     bucket = bucket_size(nbytes);
   std::lock_guard<std::mutex> lock(pool_mu_);
   if (closed_ || bytes_cached_ + bucket > pool_cap_) {
-    clReleaseMemObject(m);
+    free_buffer(m, bucket);
     return;
   }
   pool_[bucket].push_back(m);
@@ -400,7 +388,7 @@ void Context::release(cl_mem m, size_t nbytes) {
 void Context::empty_cache() {
   std::lock_guard<std::mutex> lock(pool_mu_);
   for (auto& [bucket, list] : pool_)
-    for (cl_mem m : list) clReleaseMemObject(m);
+    for (cl_mem m : list) free_buffer(m, bucket);
   pool_.clear();
   bytes_cached_ = 0;
 }

@@ -91,6 +91,7 @@ class Context {
     uint64_t pool_hits = 0;           // alloc() answered from the pool
     uint64_t bytes_allocated = 0;     // total bytes ever requested from the driver
     uint64_t bytes_cached = 0;        // bytes currently idle in the pool
+    uint64_t bytes_live = 0;          // bytes held from the driver (in use + pooled)
   };
 
   Context(size_t index, cl_platform_id platform, cl_device_id device, const DeviceInfo& info);
@@ -140,7 +141,10 @@ class Context {
 
   // --- memory -----------------------------------------------------------
   // A read-write buffer of at least nbytes (0 is allowed). Reuses pooled
-  // buffers of the same size bucket. Throws OutOfMemoryError.
+  // buffers of the same size bucket. Throws OutOfMemoryError when nbytes
+  // exceeds the device's max allocation, when live buffers would exceed its
+  // global memory (enforced here: some drivers overcommit), or when the
+  // driver refuses.
   cl_mem alloc(size_t nbytes);
   // Gives a buffer from alloc() back to the pool (or frees it when the pool
   // is full). nbytes is the size passed to alloc(); the buffer's real size
@@ -184,7 +188,8 @@ class Context {
                          const std::string& options);
   void store_binary(const std::string& file, const std::string& key, cl_program p);
   size_t bucket_size(size_t nbytes) const;
-  [[noreturn]] void throw_oom(size_t nbytes) const;
+  [[noreturn]] void throw_oom(size_t nbytes, const std::string& why) const;
+  void free_buffer(cl_mem m, size_t bytes);  // clReleaseMemObject + accounting
 
   size_t index_;
   cl_platform_id platform_;
@@ -207,6 +212,7 @@ class Context {
 
   std::atomic<uint64_t> builds_{0}, loaded_{0}, written_{0}, mem_hits_{0};
   std::atomic<uint64_t> allocations_{0}, pool_hits_{0}, bytes_allocated_{0}, bytes_cached_{0};
+  std::atomic<uint64_t> bytes_live_{0};
 };
 
 // The context of device `index`, created on first use. Throws DeviceError

@@ -1,0 +1,12 @@
+// concord/concord.h — everything in one include (for applications; the
+// library's own sources include only what they use).
+#pragma once
+
+#include "concord/creation.h"
+#include "concord/device.h"
+#include "concord/dtype.h"
+#include "concord/error.h"
+#include "concord/ops.h"
+#include "concord/policy.h"
+#include "concord/report.h"
+#include "concord/tensor.h"

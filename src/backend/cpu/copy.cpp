@@ -1,0 +1,70 @@
+// copy (with dtype conversion), fill and iota on the CPU.
+#include <cstring>
+
+#include "backend/cpu/convert.h"
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/loops.h"
+
+namespace concord::detail::cpu {
+
+namespace {
+template <class To, class From>
+void copy_typed(const Iter& it) {
+  for_each(it, [](char* const* p, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same_v<To, From>) {
+      if (s[0] == sizeof(To) && s[1] == sizeof(From)) { std::memcpy(p[0], p[1], n * sizeof(To)); return; }
+    } else if constexpr (std::is_same_v<To, float> && std::is_same_v<From, float16_t>) {
+      if (s[0] == 4 && s[1] == 2) { convert_f16_to_f32(reinterpret_cast<const float16_t*>(p[1]), reinterpret_cast<float*>(p[0]), n); return; }
+    } else if constexpr (std::is_same_v<To, float16_t> && std::is_same_v<From, float>) {
+      if (s[0] == 2 && s[1] == 4) { convert_f32_to_f16(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float16_t*>(p[0]), n); return; }
+    } else if constexpr (std::is_same_v<To, float> && std::is_same_v<From, bfloat16_t>) {
+      if (s[0] == 4 && s[1] == 2) { convert_bf16_to_f32(reinterpret_cast<const bfloat16_t*>(p[1]), reinterpret_cast<float*>(p[0]), n); return; }
+    } else if constexpr (std::is_same_v<To, bfloat16_t> && std::is_same_v<From, float>) {
+      if (s[0] == 2 && s[1] == 4) { convert_f32_to_bf16(reinterpret_cast<const float*>(p[1]), reinterpret_cast<bfloat16_t*>(p[0]), n); return; }
+    }
+    char* d = p[0];
+    const char* x = p[1];
+    for (int64_t i = 0; i < n; ++i, d += s[0], x += s[1])
+      *reinterpret_cast<To*>(d) = convert<To>(*reinterpret_cast<const From*>(x));
+  });
+}
+}  // namespace
+
+void CpuBackend::copy(const Tensor& src, const Tensor& dst) {
+  Iter it({&dst, &src});
+  visit_dtype(dst.dtype(), [&](auto to) {
+    visit_dtype(src.dtype(), [&](auto from) { copy_typed<decltype(to), decltype(from)>(it); });
+  });
+}
+
+void CpuBackend::fill(const Tensor& dst, Scalar v) {
+  Iter it({&dst});
+  visit_dtype(dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T value;
+    if (v.is_floating()) value = convert<T>(v.to_double());
+    else if (v.is_bool()) value = convert<T>(v.to_bool());
+    else value = convert<T>(v.to_int());
+    for_each(it, [value](char* const* p, const int64_t* s, int64_t n) {
+      char* d = p[0];
+      if (s[0] == sizeof(T)) {
+        T* t = reinterpret_cast<T*>(d);
+        std::fill(t, t + n, value);
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i, d += s[0]) *reinterpret_cast<T*>(d) = value;
+    });
+  });
+}
+
+void CpuBackend::iota(const Tensor& dst, double start, double step) {
+  visit_dtype(dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* d = dst.data<T>();
+    parallel_for(dst.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) d[i] = convert<T>(start + static_cast<double>(i) * step);
+    });
+  });
+}
+
+}  // namespace concord::detail::cpu

@@ -1,0 +1,37 @@
+// The CPU backend: host memory, kernels by family in this directory.
+// The emu backend reuses every kernel (its memory is host memory too).
+#pragma once
+
+#include "core/backend.h"
+
+namespace concord::detail::cpu {
+
+class CpuBackend : public Backend {
+ public:
+  DeviceKind kind() const override { return DeviceKind::cpu; }
+  std::shared_ptr<Storage> allocate(size_t nbytes, const Device& d) override;
+  void write(Storage& dst, size_t off, const void* src, size_t n) override;
+  void read(const Storage& src, size_t off, void* dst, size_t n) override;
+
+  void copy(const Tensor& src, const Tensor& dst) override;                               // copy.cpp
+  void fill(const Tensor& dst, Scalar v) override;                                        // copy.cpp
+  void iota(const Tensor& dst, double start, double step) override;                       // copy.cpp
+  void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
+  void unary(OpId op, const Tensor& x, const Tensor& out) override;                       // unary.cpp
+  void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;     // binary.cpp
+  void where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) override;          // ternary.cpp
+  void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // ternary.cpp
+  void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) override;  // reduce.cpp
+  void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;     // reduce.cpp
+  void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;        // softmax.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;              // matmul.cpp
+  void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;  // index.cpp
+  void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;        // index.cpp
+  void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;       // index.cpp
+};
+
+// Host allocation shared by cpu and emu (64-byte aligned). Throws OutOfMemoryError.
+void* host_alloc(size_t nbytes, const Device& d);
+void host_free(void* p, size_t nbytes);
+
+}  // namespace concord::detail::cpu

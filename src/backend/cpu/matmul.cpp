@@ -1,0 +1,10 @@
+// PLACEHOLDER: the kernels of this family are being written.
+#include "backend/cpu/cpu_backend.h"
+
+namespace concord::detail::cpu {
+namespace {
+[[noreturn]] void pending(OpId op) { throw NotImplementedError("[" + std::string(op_name(op)) + "] cpu kernel pending"); }
+}
+void CpuBackend::matmul(const Tensor&, const Tensor&, const Tensor&) { pending(OpId::matmul); }
+
+}  // namespace concord::detail::cpu

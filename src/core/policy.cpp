@@ -1,0 +1,105 @@
+// Dtype and fallback policies (global, per-thread scoped, environment) and warnings.
+#include "concord/policy.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <set>
+
+#include "concord/error.h"
+
+namespace concord {
+
+namespace {
+
+template <class P>
+P from_env(const char* var, P def, P (*parse)(std::string_view)) {
+  const char* v = std::getenv(var);
+  if (!v || !*v) return def;
+  return parse(v);
+}
+
+std::atomic<int>& global_dtype() {
+  static std::atomic<int> p{static_cast<int>(
+      from_env("CONCORD_DTYPE_POLICY", DtypePolicy::downcast, parse_dtype_policy))};
+  return p;
+}
+std::atomic<int>& global_fallback() {
+  static std::atomic<int> p{static_cast<int>(
+      from_env("CONCORD_FALLBACK", FallbackPolicy::cpu, parse_fallback_policy))};
+  return p;
+}
+// -1: no guard on this thread.
+thread_local int tl_dtype = -1;
+thread_local int tl_fallback = -1;
+
+}  // namespace
+
+DtypePolicy dtype_policy() {
+  return static_cast<DtypePolicy>(tl_dtype >= 0 ? tl_dtype : global_dtype().load(std::memory_order_relaxed));
+}
+FallbackPolicy fallback_policy() {
+  return static_cast<FallbackPolicy>(tl_fallback >= 0 ? tl_fallback
+                                                      : global_fallback().load(std::memory_order_relaxed));
+}
+void set_dtype_policy(DtypePolicy p) { global_dtype().store(static_cast<int>(p)); }
+void set_fallback_policy(FallbackPolicy p) { global_fallback().store(static_cast<int>(p)); }
+
+DtypePolicy parse_dtype_policy(std::string_view s) {
+  if (s == "downcast") return DtypePolicy::downcast;
+  if (s == "strict") return DtypePolicy::strict;
+  throw ValueError("[policy] CONCORD_DTYPE_POLICY='" + std::string(s) + "' is not a dtype policy; use downcast or strict");
+}
+FallbackPolicy parse_fallback_policy(std::string_view s) {
+  if (s == "cpu") return FallbackPolicy::cpu;
+  if (s == "strict") return FallbackPolicy::strict;
+  throw ValueError("[policy] CONCORD_FALLBACK='" + std::string(s) + "' is not a fallback policy; use cpu or strict");
+}
+std::string_view name(DtypePolicy p) { return p == DtypePolicy::downcast ? "downcast" : "strict"; }
+std::string_view name(FallbackPolicy p) { return p == FallbackPolicy::cpu ? "cpu" : "strict"; }
+
+DtypePolicyGuard::DtypePolicyGuard(DtypePolicy p) : saved_(tl_dtype) { tl_dtype = static_cast<int>(p); }
+DtypePolicyGuard::~DtypePolicyGuard() { tl_dtype = saved_; }
+FallbackPolicyGuard::FallbackPolicyGuard(FallbackPolicy p) : saved_(tl_fallback) { tl_fallback = static_cast<int>(p); }
+FallbackPolicyGuard::~FallbackPolicyGuard() { tl_fallback = saved_; }
+
+namespace detail {
+struct WarningState {
+  std::mutex mu;
+  std::set<std::string> given;
+  WarningHandler handler = [](const std::string& m) { std::cerr << "concord: warning: " << m << "\n"; };
+};
+WarningState& warning_state() {
+  static WarningState s;
+  return s;
+}
+void add_report_warning(const std::string& m);  // report.cpp
+
+void warn_once(const std::string& key, const std::string& message) {
+  auto& s = warning_state();
+  WarningHandler h;
+  {
+    std::lock_guard lock(s.mu);
+    if (!s.given.insert(key).second) return;
+    h = s.handler;
+  }
+  add_report_warning(message);
+  if (h) h(message);
+}
+}  // namespace detail
+
+WarningHandler set_warning_handler(WarningHandler h) {
+  auto& s = detail::warning_state();
+  std::lock_guard lock(s.mu);
+  std::swap(s.handler, h);
+  return h;
+}
+
+void reset_warnings() {
+  auto& s = detail::warning_state();
+  std::lock_guard lock(s.mu);
+  s.given.clear();
+}
+
+}  // namespace concord

@@ -1,0 +1,177 @@
+// The report: counters per (op, device, dtype, path) and bytes between devices.
+#include "concord/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <tuple>
+
+namespace concord {
+
+std::string_view name(Path p) {
+  switch (p) {
+    case Path::native: return "native";
+    case Path::widened: return "widened";
+    case Path::downcast: return "downcast";
+    case Path::fallback: return "fallback";
+    default: return "autocast";
+  }
+}
+
+namespace detail {
+namespace {
+struct Key {
+  uint16_t op; uint8_t kind; int16_t index; uint8_t dtype; uint8_t path;
+  auto tie() const { return std::tie(op, kind, index, dtype, path); }
+  bool operator<(const Key& o) const { return tie() < o.tie(); }
+};
+struct State {
+  std::mutex mu;
+  std::map<Key, uint64_t> counts;
+  std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> transfers;
+  std::vector<std::string> warnings;
+};
+State& state() {
+  static State* s = [] {
+    auto* st = new State;  // leaked on purpose: ops may run in static destructors
+    if (const char* e = std::getenv("CONCORD_REPORT"); e && std::string_view(e) == "1")
+      std::atexit([] { std::cerr << concord::report(); });
+    return st;
+  }();
+  return *s;
+}
+}  // namespace
+
+void record(OpId op, const Device& d, Dtype t, Path path) {
+  Key k{static_cast<uint16_t>(op), static_cast<uint8_t>(d.kind()), static_cast<int16_t>(d.index()),
+        static_cast<uint8_t>(t), static_cast<uint8_t>(path)};
+  auto& s = state();
+  std::lock_guard lock(s.mu);
+  ++s.counts[k];
+}
+
+void record_transfer(const Device& from, const Device& to, uint64_t bytes) {
+  auto& s = state();
+  std::lock_guard lock(s.mu);
+  auto& v = s.transfers[{from.str(), to.str()}];
+  v.first += bytes;
+  v.second += 1;
+}
+
+void add_report_warning(const std::string& m) {
+  auto& s = state();
+  std::lock_guard lock(s.mu);
+  s.warnings.push_back(m);
+}
+}  // namespace detail
+
+Report report() {
+  auto& s = detail::state();
+  std::lock_guard lock(s.mu);
+  Report r;
+  for (const auto& [k, n] : s.counts)
+    r.entries.push_back({std::string(op_name(static_cast<OpId>(k.op))),
+                         Device(static_cast<DeviceKind>(k.kind), k.index).str(), static_cast<Dtype>(k.dtype),
+                         static_cast<Path>(k.path), n});
+  std::sort(r.entries.begin(), r.entries.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.op, a.device, a.dtype, a.path) < std::tie(b.op, b.device, b.dtype, b.path);
+  });
+  for (const auto& [k, v] : s.transfers) r.transfers.push_back({k.first, k.second, v.first, v.second});
+  r.warnings = s.warnings;
+  return r;
+}
+
+void reset_report() {
+  auto& s = detail::state();
+  std::lock_guard lock(s.mu);
+  s.counts.clear();
+  s.transfers.clear();
+  s.warnings.clear();
+}
+
+uint64_t Report::count(std::string_view op, std::string_view device, Dtype dtype, Path path) const {
+  uint64_t n = 0;
+  for (const auto& e : entries)
+    if (e.op == op && e.device == device && e.dtype == dtype && e.path == path) n += e.count;
+  return n;
+}
+uint64_t Report::count(std::string_view op, Path path) const {
+  uint64_t n = 0;
+  for (const auto& e : entries)
+    if (e.op == op && e.path == path) n += e.count;
+  return n;
+}
+uint64_t Report::bytes(std::string_view from, std::string_view to) const {
+  for (const auto& t : transfers)
+    if (t.from == from && t.to == to) return t.bytes;
+  return 0;
+}
+
+std::string Report::str() const {
+  std::ostringstream os;
+  char line[256];
+  os << "concord report\n";
+  std::snprintf(line, sizeof line, "  %-16s %-10s %-9s %-9s %10s\n", "op", "device", "dtype", "path", "count");
+  os << line;
+  for (const auto& e : entries) {
+    std::snprintf(line, sizeof line, "  %-16s %-10s %-9s %-9s %10llu\n", e.op.c_str(), e.device.c_str(),
+                  std::string(name(e.dtype)).c_str(), std::string(name(e.path)).c_str(),
+                  static_cast<unsigned long long>(e.count));
+    os << line;
+  }
+  if (entries.empty()) os << "  (no ops ran)\n";
+  os << "transfers\n";
+  for (const auto& t : transfers) {
+    std::snprintf(line, sizeof line, "  %-10s -> %-10s %14llu bytes in %llu copies\n", t.from.c_str(), t.to.c_str(),
+                  static_cast<unsigned long long>(t.bytes), static_cast<unsigned long long>(t.count));
+    os << line;
+  }
+  if (transfers.empty()) os << "  (none)\n";
+  if (!warnings.empty()) {
+    os << "warnings\n";
+    for (const auto& w : warnings) os << "  " << w << "\n";
+  }
+  return os.str();
+}
+
+namespace {
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (c == '\n') o += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += c;
+  }
+  return o;
+}
+}  // namespace
+
+std::string Report::json() const {
+  std::ostringstream os;
+  os << "{\"entries\":[";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    os << (i ? "," : "") << "{\"op\":\"" << e.op << "\",\"device\":\"" << e.device << "\",\"dtype\":\""
+       << name(e.dtype) << "\",\"path\":\"" << name(e.path) << "\",\"count\":" << e.count << "}";
+  }
+  os << "],\"transfers\":[";
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    const auto& t = transfers[i];
+    os << (i ? "," : "") << "{\"from\":\"" << t.from << "\",\"to\":\"" << t.to << "\",\"bytes\":" << t.bytes
+       << ",\"count\":" << t.count << "}";
+  }
+  os << "],\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) os << (i ? "," : "") << "\"" << json_escape(warnings[i]) << "\"";
+  os << "]}";
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Report& r) { return os << r.str(); }
+
+}  // namespace concord
