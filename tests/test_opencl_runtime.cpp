@@ -101,10 +101,8 @@ TEST(OpenCLRuntime, EnumeratesDevices) {
   ocl::Context& c = ocl::context(0);
   EXPECT_EQ(c.index(), 0u);
   EXPECT_EQ(c.device_string(), "opencl:0");
-  EXPECT_FALSE(c.info().name.empty());
-  EXPECT_FALSE(c.info().platform_name.empty());
-  EXPECT_GT(c.info().global_mem, 0u);
-  EXPECT_GT(c.info().max_alloc * c.info().max_work_group * c.info().compute_units, 0u);
+  EXPECT_FALSE(c.info().name.empty() || c.info().platform_name.empty());
+  EXPECT_GT(c.info().global_mem * c.info().max_alloc * c.info().max_work_group, 0u);
   EXPECT_EQ(&ocl::context(0), &c);  // one context per device
   EXPECT_EQ(c.info().fp64, c.info().has_extension("cl_khr_fp64"));
   EXPECT_EQ(ocl::device_info(0).name, c.info().name);
@@ -143,11 +141,9 @@ TEST(OpenCLRuntime, CapabilitiesAgreeWithClinfo) {
     std::getline(line, value);
     if (tag.size() < 3 || tag.front() != '[' || tag.find("/*]") != std::string::npos) continue;
     if (param.rfind("CL_DEVICE_", 0) != 0) continue;
-    if (!index.count(tag)) {
-      index[tag] = devs.size();
-      devs.emplace_back();
-    }
-    devs[index[tag]][param] = value;
+    auto [it, fresh] = index.try_emplace(tag, devs.size());
+    if (fresh) devs.emplace_back();
+    devs[it->second][param] = value;
   }
   pclose(f);
   if (devs.empty()) GTEST_SKIP() << "clinfo --raw printed no devices";
@@ -277,17 +273,21 @@ TEST(OpenCLRuntime, KernelRunsAndProgramIsCachedInMemory) {
   c.launch(k, {256, 1, 1}, {64, 1, 1}, 1, x, s, ocl::LocalMem{64 * sizeof(float)}, 0.5f);
   c.read(s, 0, 4 * 4, sums.data());
   for (float v : sums) EXPECT_EQ(v, 32.0f);
+  try {  // 256 is not a multiple of 3: the error names the kernel and sizes
+    c.launch(k, {256, 1, 1}, {3, 1, 1}, 1, x, s, ocl::LocalMem{12}, 0.5f);
+    FAIL() << "expected DeviceError";
+  } catch (const concord::DeviceError& e) {
+    EXPECT_CONTAINS(e.what(), "'block_sum', global 256, local 3");
+  }
   c.release(x, 256 * 4), c.release(s, 4 * 4);
 
   if (c.info().fp64) {  // CONCORD_HAS_FP64=1 compiled the double kernel in
     std::vector<double> da{1e300, 0.1}, db{1e300, 0.2}, dc(2);
     cl_mem ma = c.alloc(16), mb = c.alloc(16), mc = c.alloc(16);
-    c.write(ma, 0, 16, da.data());
-    c.write(mb, 0, 16, db.data());
+    c.write(ma, 0, 16, da.data()), c.write(mb, 0, 16, db.data());
     c.launch(c.kernel(p, "add_f64"), {2, 1, 1}, {0, 0, 0}, 1, ma, mb, mc);
     c.read(mc, 0, 16, dc.data());
-    EXPECT_EQ(dc[0], 2e300);
-    EXPECT_EQ(dc[1], 0.1 + 0.2);
+    EXPECT_EQ(dc, (std::vector<double>{2e300, 0.1 + 0.2}));
     for (cl_mem m : {ma, mb, mc}) c.release(m, 16);
   }
 }

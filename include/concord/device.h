@@ -83,6 +83,12 @@ const Profile& profile(const Device& d);
 void set_profile(const Device& d, const Profile& p);
 void set_profile(const Device& d, std::string_view p);
 
+// Memory held by tensors on a device (bytes of live storages, the peak since
+// the last reset, and the number of allocations).
+struct MemoryStats { uint64_t live_bytes = 0, peak_bytes = 0, allocations = 0; };
+MemoryStats memory_stats(const Device& d);
+void reset_peak_memory(const Device& d);
+
 // RAII: applies a profile for the guard's lifetime, then restores the previous one.
 class ProfileGuard {
  public:

@@ -91,4 +91,7 @@ namespace concord::detail {
 DtypeSet op_dtypes(OpId op);
 // Number of OpenCL devices found (0 without a platform); never throws.
 size_t opencl_device_count();
+// Every backend reports its allocations here (for memory_stats()).
+void note_alloc(const Device& d, size_t nbytes);
+void note_free(const Device& d, size_t nbytes);
 }  // namespace concord::detail

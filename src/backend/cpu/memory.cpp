@@ -24,7 +24,11 @@ std::shared_ptr<Storage> CpuBackend::allocate(size_t nbytes, const Device& d) {
   st->ptr = host_alloc(nbytes, d);
   st->nbytes = nbytes;
   st->device = d;
-  st->release = [](Storage& s) { host_free(s.ptr, s.nbytes); };
+  note_alloc(d, nbytes);
+  st->release = [](Storage& s) {
+    host_free(s.ptr, s.nbytes);
+    note_free(s.device, s.nbytes);
+  };
   return st;
 }
 

@@ -1,10 +1,91 @@
-// OpenCL backend glue (being written).
-#include "core/backend.h"
+// OpenCL backend: device discovery, capabilities from the hardware, memory.
+#include "backend/opencl/opencl_backend.h"
+
+#include <deque>
 
 namespace concord::detail {
-size_t opencl_device_count() { return 0; }
+
+size_t opencl_device_count() { return ocl::device_count(); }
+
 namespace ocl {
-Backend& backend(int index) { throw DeviceError("[opencl] no device opencl:" + std::to_string(index)); }
-Capabilities capabilities(int) { return {}; }
+
+Capabilities capabilities(int index) {
+  const DeviceInfo& info = device_info(static_cast<size_t>(index));
+  Capabilities c;
+  c.storable = DtypeSet::all();
+  c.computable = DtypeSet::all();
+  // float64 exists only with cl_khr_fp64; half arithmetic only with cl_khr_fp16
+  // (float16/bfloat16 otherwise stay storage formats computed in float32).
+  if (!info.fp64) c.storable.remove(float64), c.computable.remove(float64);
+  if (!info.fp16) c.computable.remove(float16);
+  c.computable.remove(bfloat16);  // no OpenCL device computes bfloat16 natively
+  // Native kernels: every op family the backend implements (see the .cpp files);
+  // linear algebra goes through the CPU fallback until it has kernels here.
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    const std::string_view fam = op_family(op);
+    const bool has = fam != "linalg";
+    c.native[i] = has ? (op_dtypes(op) & c.storable) : DtypeSet{};
+  }
+  c.description = info.name + " (" + info.platform_name + ", driver " + info.driver_version + ")";
+  return c;
+}
+
+Backend& backend(int index) {
+  static std::mutex mu;
+  static std::deque<OpenClBackend> backends;  // deque: stable addresses
+  std::lock_guard lock(mu);
+  while (static_cast<int>(backends.size()) <= index) backends.emplace_back(static_cast<int>(backends.size()));
+  return backends[static_cast<size_t>(index)];
+}
+
+OpenClBackend::OpenClBackend(int index) : index_(index), ctx_(context(static_cast<size_t>(index))) {}
+
+std::shared_ptr<Storage> OpenClBackend::allocate(size_t nbytes, const Device& d) {
+  auto st = std::make_shared<Storage>();
+  st->ptr = ctx_.alloc(nbytes);
+  st->nbytes = nbytes;
+  st->device = d;
+  note_alloc(d, nbytes);
+  st->release = [](Storage& s) {
+    context(static_cast<size_t>(s.device.index())).release(static_cast<cl_mem>(s.ptr), s.nbytes);
+    note_free(s.device, s.nbytes);
+  };
+  return st;
+}
+
+void OpenClBackend::write(Storage& dst, size_t off, const void* src, size_t n) {
+  ctx_.write(static_cast<cl_mem>(dst.ptr), off, n, src);
+}
+
+void OpenClBackend::read(const Storage& src, size_t off, void* dst, size_t n) {
+  ctx_.read(static_cast<cl_mem>(src.ptr), off, n, dst);
+}
+
+cl_program OpenClBackend::program(const std::string& file, const std::string& extra_options) {
+  std::string opts = extra_options;
+  // A profile that removes float64 compiles the kernels without it, as on a float64-less GPU.
+  if (!concord::capabilities(device()).can_store(float64)) opts += " -DCONCORD_HAS_FP64=0";
+  const std::string key = file + "|" + opts;
+  std::lock_guard lock(mu_);
+  if (auto hit = programs_.find(key); hit != programs_.end()) return hit->second;
+  const auto& src = embedded_sources();
+  std::string text;
+  // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl, then the family.
+  for (const auto& [name, body] : src)
+    if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += body + "\n";
+  if (auto it = src.find("common.cl"); it != src.end()) text += it->second + "\n";
+  auto it = src.find(file);
+  if (it == src.end()) throw DeviceError("[opencl] kernel file " + file + " is not embedded in this build");
+  text += it->second;
+  cl_program p = ctx_.program(file, text, opts);
+  programs_.emplace(key, p);
+  return p;
+}
+
+cl_kernel OpenClBackend::kernel(const std::string& file, const char* name, const std::string& extra_options) {
+  return ctx_.kernel(program(file, extra_options), name);
+}
+
 }  // namespace ocl
 }  // namespace concord::detail

@@ -1,5 +1,5 @@
 // backend/opencl/program_cache.cpp — program build with an in-memory and an
-// on-disk cache, and the kernel cache.
+// on-disk cache, the kernel cache, and kernel launch.
 //
 // A program's cache key is the device name, vendor, device and driver
 // versions, the full build options and a hash + length of the source. The
@@ -81,6 +81,13 @@ std::string build_log(cl_program p, cl_device_id d) {
   clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log.empty() ? "(empty build log)" : log;
+}
+
+std::string kernel_name(cl_kernel k) {
+  char name[256] = "?";
+  clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, nullptr);
+  name[sizeof name - 1] = '\0';
+  return name;
 }
 
 }  // namespace
@@ -254,6 +261,37 @@ cl_kernel Context::kernel(cl_program p, const char* kernel_name) {
   }
   kernels_.emplace(std::move(key), k);
   return k;
+}
+
+// ---------------------------------------------------------------- launch --
+
+void Context::set_arg_raw(cl_kernel k, cl_uint i, size_t size, const void* value) {
+  cl_int err = clSetKernelArg(k, i, size, value);
+  if (err != CL_SUCCESS) {
+    std::string what = "clSetKernelArg('" + kernel_name(k) + "', arg " + std::to_string(i) + ", " +
+                       std::to_string(size) + " bytes)";
+    check(err, what.c_str(), this);
+  }
+}
+
+void Context::enqueue(cl_kernel k, const std::array<size_t, 3>& global,
+                      const std::array<size_t, 3>& local, int work_dim) {
+  if (work_dim < 1 || work_dim > 3)
+    throw DeviceError("[opencl] launch on " + device_string() + ": work_dim " +
+                      std::to_string(work_dim) + " is not 1, 2 or 3");
+  for (int d = 0; d < work_dim; ++d)
+    if (global[d] == 0) return;  // empty launch: nothing to do (OpenCL 1.2 rejects it)
+  const bool has_local = local[0] != 0;
+  cl_int err = clEnqueueNDRangeKernel(queue_, k, static_cast<cl_uint>(work_dim), nullptr,
+                                      global.data(), has_local ? local.data() : nullptr, 0,
+                                      nullptr, nullptr);
+  if (err == CL_SUCCESS) return;
+  // Name the kernel and the sizes: most launch errors are a bad local size.
+  std::string what = "clEnqueueNDRangeKernel('" + kernel_name(k) + "', global";
+  for (int d = 0; d < work_dim; ++d) what += (d ? "x" : " ") + std::to_string(global[d]);
+  what += ", local";
+  for (int d = 0; d < work_dim; ++d) what += (d ? "x" : " ") + std::to_string(local[d]);
+  check(err, (what + ")").c_str(), this);
 }
 
 }  // namespace concord::detail::ocl

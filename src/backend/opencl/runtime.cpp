@@ -1,5 +1,5 @@
-// backend/opencl/runtime.cpp — device enumeration, errors, contexts, memory
-// and launch. Programs and kernels live in program_cache.cpp.
+// backend/opencl/runtime.cpp — device enumeration, errors, contexts and
+// memory. Programs, kernels and launch live in program_cache.cpp.
 #include "backend/opencl/runtime.h"
 
 #include <algorithm>
@@ -270,31 +270,6 @@ Context::Stats Context::stats() const {
   s.bytes_cached = bytes_cached_;
   s.bytes_live = bytes_live_;
   return s;
-}
-
-// ---------------------------------------------------------------- launch --
-
-void Context::set_arg_raw(cl_kernel k, cl_uint i, size_t size, const void* value) {
-  cl_int err = clSetKernelArg(k, i, size, value);
-  if (err != CL_SUCCESS) {
-    std::string what = "clSetKernelArg(arg " + std::to_string(i) + ", " + std::to_string(size) +
-                       " bytes)";
-    check(err, what.c_str(), this);
-  }
-}
-
-void Context::enqueue(cl_kernel k, const std::array<size_t, 3>& global,
-                      const std::array<size_t, 3>& local, int work_dim) {
-  if (work_dim < 1 || work_dim > 3)
-    throw DeviceError("[opencl] launch on " + device_string() + ": work_dim " +
-                      std::to_string(work_dim) + " is not 1, 2 or 3");
-  for (int d = 0; d < work_dim; ++d)
-    if (global[d] == 0) return;  // empty launch: nothing to do (OpenCL 1.2 rejects it)
-  const bool has_local = local[0] != 0;
-  cl_int err = clEnqueueNDRangeKernel(queue_, k, static_cast<cl_uint>(work_dim), nullptr,
-                                      global.data(), has_local ? local.data() : nullptr, 0,
-                                      nullptr, nullptr);
-  check(err, "clEnqueueNDRangeKernel", this);
 }
 
 // ---------------------------------------------------------------- memory --

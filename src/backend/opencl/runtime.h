@@ -115,7 +115,9 @@ class Context {
   // Disk cache dir: $CONCORD_CACHE_DIR, else $XDG_CACHE_HOME/concord, else
   // $HOME/.cache/concord (files go under <dir>/opencl/);
   // CONCORD_NO_DISK_CACHE=1 disables it. A build failure throws DeviceError
-  // with the program name, device, options and full build log.
+  // with the program name, device, options and full build log. Sources using
+  // double must still `#pragma OPENCL EXTENSION cl_khr_fp64 : enable` under
+  // `#if CONCORD_HAS_FP64`.
   cl_program program(const std::string& name, const std::string& source,
                      const std::string& extra_options = "");
   // Kernel `kernel_name` of `p`, cached per (program, name); owned by the context.
@@ -129,6 +131,7 @@ class Context {
   // match the kernel's type: int32_t for int, int64_t for long, float,
   // double), or LocalMem{bytes}. local_or_zero = {0,0,0} lets the driver
   // choose; otherwise each global size must be a multiple of the local size.
+  // A zero global size is a no-op. Errors name the kernel, argument or sizes.
   template <class... Args>
   void launch(cl_kernel k, std::array<size_t, 3> global, std::array<size_t, 3> local_or_zero,
               int work_dim, const Args&... args) {

@@ -1,0 +1,85 @@
+// The OpenCL backend: tensors in cl_mem buffers, kernels from kernels/*.cl.
+//
+// One OpenClBackend per device. Kernel families live in separate .cpp files
+// (elementwise.cpp, reduce.cpp, linear.cpp, index.cpp, random.cpp); this
+// header is their shared contract.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "backend/opencl/runtime.h"
+#include "core/backend.h"
+
+namespace concord::detail::ocl {
+
+// The embedded sources (kernels/*.cl and common/*.h), generated at build time.
+const std::map<std::string, std::string>& embedded_sources();
+
+// Tensor geometry handed to kernels by value: up to kMaxDims dims, element
+// strides, element offset. Dims are coalesced on the host first (row-major, dim
+// kMaxDims-1 innermost after right-alignment). Mirrors `Geom` in kernels/common.cl.
+inline constexpr int kMaxDims = 8;
+struct Geom {
+  cl_long shape[kMaxDims];
+  cl_long strides[kMaxDims];
+  cl_long offset;
+  cl_int ndim;
+  cl_int contiguous;  // 1 when element i is at offset + i
+};
+
+class OpenClBackend final : public Backend {
+ public:
+  explicit OpenClBackend(int index);
+  DeviceKind kind() const override { return DeviceKind::opencl; }
+  Context& ctx() const { return ctx_; }
+  Device device() const { return Device(DeviceKind::opencl, index_); }
+
+  std::shared_ptr<Storage> allocate(size_t nbytes, const Device& d) override;
+  void write(Storage& dst, size_t off, const void* src, size_t n) override;
+  void read(const Storage& src, size_t off, void* dst, size_t n) override;
+
+  void copy(const Tensor& src, const Tensor& dst) override;                              // elementwise.cpp
+  void fill(const Tensor& dst, Scalar v) override;                                       // elementwise.cpp
+  void iota(const Tensor& dst, double start, double step) override;                      // elementwise.cpp
+  void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
+  void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp
+  void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;    // elementwise.cpp
+  void where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) override;  // elementwise.cpp
+  void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // elementwise.cpp
+  void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) override;  // reduce.cpp
+  void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;    // reduce.cpp
+  void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;       // reduce.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;             // linear.cpp
+  void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;  // index.cpp
+  void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;        // index.cpp
+  void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;      // index.cpp
+
+  // Builds (once; cached in memory and on disk) the program made of common.cl,
+  // the shared headers, and kernels/<file>, with -D options for the device's
+  // real extensions and the current profile (no-fp64 removes CONCORD_HAS_FP64).
+  cl_program program(const std::string& file, const std::string& extra_options = "");
+  cl_kernel kernel(const std::string& file, const char* name, const std::string& extra_options = "");
+
+ private:
+  int index_;
+  Context& ctx_;
+  std::mutex mu_;
+  std::map<std::string, cl_program> programs_;  // (file, options) -> program: no re-hashing per launch
+};
+
+// The buffer of a tensor on an OpenCL device.
+inline cl_mem buffer(const Tensor& t) { return static_cast<cl_mem>(t.storage()->ptr); }
+// Geometry of a tensor (throws ShapeError beyond kMaxDims dims after coalescing).
+Geom geom(const Tensor& t);
+// Geometry of t viewed with `shape` (t's shape broadcast to it, stride 0 on broadcast dims).
+Geom geom_as(const Tensor& t, const Shape& shape);
+// OpenCL C type name for a dtype ("float", "half" storage is "ushort", ...).
+const char* cl_type(Dtype t);
+
+// Capabilities read from device `index` (extensions), before profiles.
+Capabilities capabilities(int index);
+Backend& backend(int index);
+
+}  // namespace concord::detail::ocl
