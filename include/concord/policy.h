@@ -19,6 +19,9 @@
 #include <string>
 #include <string_view>
 
+#include "concord/device.h"
+#include "concord/report.h"
+
 namespace concord {
 
 enum class DtypePolicy { downcast, strict };
@@ -52,6 +55,20 @@ class FallbackPolicyGuard {
  private:
   int saved_;
 };
+
+// How device d would run op on dtype t under the current policies — the same
+// answer the dispatcher acts on (it asks this function). `path` is meaningful
+// when `runs`; otherwise `reason` says why not (op undefined for the dtype, or
+// a strict policy forbids the needed adaptation).
+struct Support {
+  bool runs = false;
+  bool defined = true;   // false: the op is not defined for t on any device
+  Path path = Path::native;
+  Dtype compute = Dtype::float32;  // the dtype the kernel computes in
+  Device exec;                     // where the kernel runs (cpu on fallback)
+  std::string reason;
+};
+Support support(OpId op, const Device& d, Dtype t);
 
 // Warnings about adaptations (downcast, fallback) go to this handler, once per
 // (op, device, dtype). The default writes "concord: warning: ..." to stderr.

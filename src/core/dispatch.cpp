@@ -39,40 +39,75 @@ std::string key(OpId op, const Device& d, Dtype t, Path p) {
 }
 }  // namespace
 
+}  // namespace concord::detail
+
+namespace concord {
+
+Support support(OpId op, const Device& device, Dtype dtype) {
+  Support s;
+  s.compute = dtype;
+  s.exec = device;
+  if (!detail::op_dtypes(op).has(dtype)) {
+    s.defined = false;
+    s.reason = "not defined for " + std::string(name(dtype));
+    return s;
+  }
+  const Capabilities& caps = capabilities(device);
+  if (!caps.can_store(dtype)) {
+    if (dtype_policy() == DtypePolicy::strict) {
+      s.reason = std::string(name(dtype)) + " is not supported on " + device.str() + " and the dtype policy is strict";
+      return s;
+    }
+    s.compute = float32;
+    s.path = Path::downcast;
+  }
+  if (!caps.has_kernel(op, s.compute)) {
+    if (fallback_policy() == FallbackPolicy::strict) {
+      s.reason = "no " + std::string(name(s.compute)) + " kernel on " + device.str() + " and the fallback policy is strict";
+      return s;
+    }
+    s.exec = kCPU;
+    s.path = Path::fallback;
+  } else if (s.path == Path::native && !caps.can_compute(s.compute)) {
+    s.path = Path::widened;  // stored in the dtype, computed in float32, rounded once
+  }
+  s.runs = true;
+  return s;
+}
+
+}  // namespace concord
+
+namespace concord::detail {
+
 Plan plan(OpId op, const Device& device, Dtype dtype, const std::string& shapes) {
+  const Support s = support(op, device, dtype);
+  if (s.runs && s.path == Path::native) return Plan{op, device, device, dtype, dtype, Path::native, &backend_for(device)};
   const std::string opn(op_name(op));
   const std::string where = shapes.empty() ? "" : " (inputs " + shapes + ")";
-  if (!op_dtypes(op).has(dtype))
+  if (!s.defined)
     throw DtypeError("[" + opn + "] is not defined for " + std::string(name(dtype)) + where + " on " + device.str() +
                      "; convert with .to(dtype) to one of: " + dtype_list(op_dtypes(op)));
   const Capabilities& caps = capabilities(device);
-  Plan p{op, device, device, dtype, dtype, Path::native, nullptr};
   if (!caps.can_store(dtype)) {
-    if (dtype_policy() == DtypePolicy::strict)
+    if (!s.runs)
       throw UnsupportedDtypeError("[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() +
                                   profile_note(device) + where + ". Use float32, or set CONCORD_DTYPE_POLICY=downcast "
                                   "to compute in float32 automatically.");
-    p.compute = float32;
-    p.path = Path::downcast;
     warn_once(key(op, device, dtype, Path::downcast),
               "[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() + profile_note(device) +
                   "; computing in float32 instead. Set CONCORD_DTYPE_POLICY=strict to make this an error.");
   }
-  if (!caps.has_kernel(op, p.compute)) {
-    if (fallback_policy() == FallbackPolicy::strict)
-      throw NotImplementedError("[" + opn + "] has no " + std::string(name(p.compute)) + " kernel on " + device.str() +
-                                profile_note(device) + where + ". Set CONCORD_FALLBACK=cpu to run it on the CPU "
-                                "(inputs are copied there and back), or move the tensors to cpu with .to(\"cpu\").");
-    p.exec = kCPU;
-    p.path = Path::fallback;
-    warn_once(key(op, device, p.compute, Path::fallback),
-              "[" + opn + "] has no " + std::string(name(p.compute)) + " kernel on " + device.str() + profile_note(device) +
+  if (!s.runs)
+    throw NotImplementedError("[" + opn + "] has no " + std::string(name(s.compute)) + " kernel on " + device.str() +
+                              profile_note(device) + where + ". Set CONCORD_FALLBACK=cpu to run it on the CPU "
+                              "(inputs are copied there and back), or move the tensors to cpu with .to(\"cpu\").");
+  if (s.path == Path::fallback)
+    warn_once(key(op, device, s.compute, Path::fallback),
+              "[" + opn + "] has no " + std::string(name(s.compute)) + " kernel on " + device.str() + profile_note(device) +
                   "; running it on the CPU (inputs copied there and back). Set CONCORD_FALLBACK=strict to make "
                   "this an error.");
-  } else if (p.path == Path::native && !caps.can_compute(p.compute)) {
-    p.path = Path::widened;  // stored in the dtype, computed in float32, rounded once
-  }
-  p.backend = &backend_for(p.exec);
+  // A downcast op that also falls back reports the downcast too (the fallback is the path).
+  Plan p{op, device, s.exec, dtype, s.compute, s.path, &backend_for(s.exec)};
   return p;
 }
 

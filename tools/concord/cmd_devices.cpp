@@ -1,0 +1,36 @@
+// `concord devices`: every device, its capability table and profile.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "concord/concord.h"
+
+namespace concord::cli {
+
+int cmd_devices() {
+  const auto ds = devices();
+  std::printf("concord %s: %zu devices (dtype policy: %s, fallback policy: %s)\n", CONCORD_VERSION, ds.size(),
+              std::string(name(dtype_policy())).c_str(), std::string(name(fallback_policy())).c_str());
+  for (const auto& d : ds) {
+    const Capabilities& c = capabilities(d);
+    std::printf("\n%-10s %s\n", d.str().c_str(), c.description.c_str());
+    std::printf("  profile  %s\n", d.is_cpu() ? "none (reference and fallback target)" : profile(d).str().c_str());
+    std::printf("  %-9s", "dtype");
+    for (Dtype t : kAllDtypes) std::printf(" %-8s", std::string(name(t)).c_str());
+    std::printf("\n  %-9s", "store");
+    for (Dtype t : kAllDtypes) std::printf(" %-8s", c.can_store(t) ? "yes" : "-");
+    std::printf("\n  %-9s", "compute");
+    for (Dtype t : kAllDtypes)
+      std::printf(" %-8s", !c.can_store(t) ? "-" : c.can_compute(t) ? "yes" : "float32");
+    std::printf("\n");
+    std::string missing;
+    for (int i = 0; i < kNumOps; ++i) {
+      const OpId op = static_cast<OpId>(i);
+      if (c.native[i].empty()) missing += (missing.empty() ? "" : " ") + std::string(op_name(op));
+    }
+    if (!missing.empty()) std::printf("  no native kernel (CPU fallback): %s\n", missing.c_str());
+  }
+  return 0;
+}
+
+}  // namespace concord::cli
