@@ -74,6 +74,20 @@ class Backend {
   virtual void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
   // out = tril/triu of x over the last two dims (op is tril or triu).
   virtual void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) = 0;
+
+  // ---- linear algebra (batched over the leading dim; contiguous row-major) ----
+  // A backend lists in its capabilities which of these it has; the dispatcher
+  // sends the others to the CPU, so the defaults (which throw) are never reached
+  // through a front end.
+  // LU with partial pivoting, in place: lu [B,n,n], pivots [B,n] int32 (1-based
+  // as LAPACK), info [B] int32 (0, or k > 0 when U[k,k] is exactly zero).
+  virtual void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info);
+  // Solves with an LU from lu_factor: b [B,n,k] is overwritten by the solution.
+  virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b);
+  // Cholesky in place (lower factor in the lower triangle; upper left as is): a [B,n,n], info [B].
+  virtual void cholesky(const Tensor& a, const Tensor& info);
+  // Triangular solve: b [B,n,k] (left) or [B,k,n] (right) overwritten.
+  virtual void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular);
 };
 
 // The backend that owns a device (throws DeviceError for an unknown device).

@@ -1,0 +1,19 @@
+// Defaults for optional Backend kernels: reached only if a backend's
+// capabilities claim an op it does not implement (a bug in that backend).
+#include "core/backend.h"
+
+namespace concord::detail {
+
+namespace {
+[[noreturn]] void missing(const char* op, DeviceKind k) {
+  throw NotImplementedError(std::string("[") + op + "] the " + (k == DeviceKind::opencl ? "opencl" : "host") +
+                            " backend claims this op but has no kernel for it; run it on cpu");
+}
+}  // namespace
+
+void Backend::lu_factor(const Tensor&, const Tensor&, const Tensor&) { missing("lu_factor", kind()); }
+void Backend::lu_solve(const Tensor&, const Tensor&, const Tensor&) { missing("lu_solve", kind()); }
+void Backend::cholesky(const Tensor&, const Tensor&) { missing("cholesky", kind()); }
+void Backend::solve_triangular(const Tensor&, const Tensor&, bool, bool, bool) { missing("solve_triangular", kind()); }
+
+}  // namespace concord::detail
