@@ -19,6 +19,15 @@ int main(int argc, char** argv) {
   ops_cmd->add_flag("--json", ops.json, "Print as JSON");
   ops_cmd->add_flag("--autocast", ops.autocast, "Print the autocast op table");
 
+  concord::cli::BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand("bench", "concord vs PyTorch on the same workloads, interleaved, same threads");
+  bench_cmd->add_option("--json", bench.json, "Write the results as JSON to this file");
+  bench_cmd->add_option("--filter", bench.filter, "Only workloads whose name contains this");
+  bench_cmd->add_option("--device", bench.device, "Device for concord's side (default cpu)");
+  bench_cmd->add_option("--repeats", bench.repeats, "Timing samples per workload (median reported)");
+  bench_cmd->add_option("--python", bench.python, "Python with PyTorch (default /usr/bin/python3)");
+  bench_cmd->add_flag("--no-torch", bench.no_torch, "Skip the PyTorch column");
+
   CLI11_PARSE(app, argc, argv);
   try {
     // Read the policy variables up front so that a malformed one is reported at once.
@@ -26,6 +35,7 @@ int main(int argc, char** argv) {
     concord::fallback_policy();
     if (app.got_subcommand("devices")) return concord::cli::cmd_devices();
     if (app.got_subcommand("ops")) return concord::cli::cmd_ops(ops);
+    if (app.got_subcommand("bench")) return concord::cli::cmd_bench(bench);
   } catch (const concord::Error& e) {
     std::cerr << "concord: " << e.what() << "\n";
     return 2;

@@ -1,0 +1,139 @@
+// `concord bench`: concord and PyTorch on the same workloads, interleaved in
+// one run with the same thread count, plus the machine's own limits (sgemm
+// through OpenBLAS directly, a stream copy) to say how close concord gets.
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bench_workloads.h"
+#include "commands.h"
+#include "concord/concord.h"
+#include "torch_peer.h"
+
+namespace concord::cli {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<double> time_it(const std::function<void()>& fn, int repeats, int inner) {
+  fn();  // warm-up (allocator caches, program builds)
+  std::vector<double> secs;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < inner; ++i) fn();
+    secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / inner);
+  }
+  return secs;
+}
+
+// Peak compute: OpenBLAS sgemm at 2048^2, called directly.
+double machine_sgemm_gflops() {
+  const int n = 2048;
+  std::vector<float> a(size_t(n) * n, 1.0f), b(size_t(n) * n, 0.5f), c(size_t(n) * n);
+  auto s = time_it([&] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n); }, 3, 1);
+  return 2.0 * n * n * double(n) / median(s) / 1e9;
+}
+
+// Bandwidth: a parallel copy of 256 MiB (bytes read + written per second).
+double machine_copy_gbs() {
+  const size_t n = size_t(64) << 20;  // floats
+  std::vector<float> a(n, 1.0f), b(n);
+  auto s = time_it([&] {
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < 64; ++c) std::memcpy(b.data() + c * (n / 64), a.data() + c * (n / 64), n / 64 * 4);
+  }, 5, 1);
+  return 2.0 * n * 4 / median(s) / 1e9;
+}
+
+std::string fmt_time(double s) {
+  char buf[32];
+  if (s <= 0) return "-";
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_bench(const BenchOptions& o) {
+  const int threads = omp_get_max_threads();
+  std::printf("concord bench: %d threads, %d repeats (medians), device %s\n", threads, o.repeats, o.device.c_str());
+  const double peak = machine_sgemm_gflops();
+  const double bw = machine_copy_gbs();
+  std::printf("machine limits: sgemm (OpenBLAS direct, 2048^2) %.1f GFLOP/s, stream copy %.1f GB/s\n", peak, bw);
+  TorchPeer torch(o.no_torch ? "" : o.python, threads);
+  std::printf("PyTorch: %s\n\n", torch.version().c_str());
+
+  nlohmann::json out;
+  out["threads"] = threads;
+  out["machine"] = {{"sgemm_gflops", peak}, {"copy_gbs", bw}};
+  out["torch"] = torch.version();
+  std::printf("%-22s %11s %11s %8s %14s %8s\n", "workload", "concord", "PyTorch", "speedup", "achieved", "of limit");
+  for (const auto& w : workloads(Device(o.device))) {
+    if (!o.filter.empty() && w.name.find(o.filter) == std::string::npos) continue;
+    std::vector<double> mine, theirs;
+    std::string error, torch_error;
+    try {
+      w.setup();
+      w.run();  // warm-up
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    // Interleave: one concord round, one PyTorch round, so both see the same machine state.
+    for (int r = 0; r < o.repeats && error.empty(); ++r) {
+      try {
+        auto s = time_it(w.run, 1, w.inner);
+        mine.push_back(s[0]);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      if (torch.ok() && torch_error.empty()) {
+        auto t = torch.time(w.torch_name, 1, w.inner);
+        if (t.error.empty()) theirs.push_back(t.seconds.empty() ? 0 : t.seconds[0]);
+        else torch_error = t.error;
+      }
+    }
+    w.teardown();
+    const double mc = median(mine), tc = median(theirs);
+    std::string achieved = "-", pct = "-";
+    if (mc > 0 && w.flops > 0) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f GFLOP/s", w.flops / mc / 1e9);
+      achieved = b;
+      std::snprintf(b, sizeof b, "%.0f%%", 100.0 * w.flops / mc / 1e9 / peak);
+      pct = b;
+    } else if (mc > 0 && w.bytes > 0) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f GB/s", w.bytes / mc / 1e9);
+      achieved = b;
+      std::snprintf(b, sizeof b, "%.0f%%", 100.0 * w.bytes / mc / 1e9 / bw);
+      pct = b;
+    }
+    char ratio[32] = "-";
+    if (mc > 0 && tc > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", tc / mc);
+    std::printf("%-22s %11s %11s %8s %14s %8s\n", w.name.c_str(), error.empty() ? fmt_time(mc).c_str() : "error",
+                torch_error.empty() ? fmt_time(tc).c_str() : "error", ratio, achieved.c_str(), pct.c_str());
+    if (!error.empty()) std::printf("  concord: %s\n", error.c_str());
+    if (!torch_error.empty()) std::printf("  PyTorch: %s\n", torch_error.c_str());
+    out["workloads"].push_back({{"name", w.name}, {"concord_s", mc}, {"torch_s", tc}, {"speedup", tc > 0 && mc > 0 ? tc / mc : 0},
+                                {"concord_error", error}, {"torch_error", torch_error}, {"flops", w.flops}, {"bytes", w.bytes}});
+  }
+  if (!o.json.empty()) std::ofstream(o.json) << out.dump(1) << "\n";
+  return 0;
+}
+
+}  // namespace concord::cli
