@@ -60,13 +60,17 @@ Tensor tensor(const std::vector<T>& v, const Device& device = kCPU) {
 Tensor scalar_tensor(Scalar v, Dtype dtype = float32, const Device& device = kCPU);
 
 // Sets the seed of the global generator (and resets its counter). Calls
-// without an explicit seed draw consecutive, non-overlapping streams from it.
+// without an explicit seed draw consecutive, non-overlapping streams from it;
+// without manual_seed the seed is 0, so every run gives the same numbers.
 void manual_seed(uint64_t seed);
-// Uniform in [0, 1).
+// Uniform in [0, 1). float16/bfloat16 never return 1.0 (a value that would
+// round up to 1 becomes the largest value below 1).
 Tensor rand(Shape shape, Dtype dtype = float32, const Device& device = kCPU, std::optional<uint64_t> seed = {});
 // Standard normal (Box-Muller on Philox output).
 Tensor randn(Shape shape, Dtype dtype = float32, const Device& device = kCPU, std::optional<uint64_t> seed = {});
-// Integers uniform in [low, high).
+// Integers uniform in [low, high). For floating dtypes the range must hold
+// exact integers (|x| <= 2048 for float16, 256 for bfloat16, 2^24 for
+// float32, 2^53 for float64), else ValueError.
 Tensor randint(int64_t low, int64_t high, Shape shape, Dtype dtype = int64, const Device& device = kCPU,
                std::optional<uint64_t> seed = {});
 

@@ -41,8 +41,8 @@ class Backend {
   virtual void fill(const Tensor& dst, Scalar v) = 0;                 // dst may be strided
   // dst[i] = start + i * step for the contiguous dst (computed in double, rounded once).
   virtual void iota(const Tensor& dst, double start, double step) = 0;
-  // rand / randn / randint: element i draws from Philox4x32-10 counter (offset + i/4...).
-  // a, b: [low, high) for randint; unused otherwise.
+  // rand / randn / randint: element i uses the Philox4x32-10 block at counter
+  // offset + i, as defined in backend/common/philox.h. a, b: [low, high) for randint.
   virtual void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) = 0;
 
   // ---- elementwise ----

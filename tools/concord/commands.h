@@ -1,6 +1,7 @@
 // The concord CLI's subcommands. Each returns the process exit status.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,14 @@ struct BenchOptions {
   int repeats = 7;
   bool no_torch = false;
 };
+struct ParityOptions {
+  bool quick = false, compare_paths = false;
+  std::string ops, dtypes, devices, json, markdown, inject;
+  std::vector<std::string> profiles;
+  uint64_t seed = 1234;
+};
 int cmd_devices();
+int cmd_parity(const ParityOptions& o);
 int cmd_bench(const BenchOptions& o);
 int cmd_ops(const OpsOptions& o);
 

@@ -19,6 +19,20 @@ int main(int argc, char** argv) {
   ops_cmd->add_flag("--json", ops.json, "Print as JSON");
   ops_cmd->add_flag("--autocast", ops.autocast, "Print the autocast op table");
 
+  concord::cli::ParityOptions parity;
+  auto* parity_cmd = app.add_subcommand("parity", "Run every op on every device against the float64 CPU reference");
+  parity_cmd->add_flag("--quick", parity.quick, "A quick sweep (seconds)");
+  parity_cmd->add_option("--ops", parity.ops, "Comma-separated op names");
+  parity_cmd->add_option("--dtypes", parity.dtypes, "Comma-separated dtypes");
+  parity_cmd->add_option("--devices", parity.devices, "Comma-separated devices or configs (e.g. cpu,opencl:0=no-fp64)");
+  parity_cmd->add_option("--profile", parity.profiles, "Add a device with a profile: DEVICE=PROFILE (repeatable)");
+  parity_cmd->add_option("--seed", parity.seed, "Seed of the inputs");
+  parity_cmd->add_option("--json", parity.json, "Write every case's verdict as JSON");
+  parity_cmd->add_option("--markdown", parity.markdown, "Write the table as Markdown");
+  parity_cmd->add_flag("--compare-paths", parity.compare_paths, "Also compare composites computed two ways");
+  parity_cmd->add_option("--inject-failure", parity.inject, "Perturb OP's device results (checks that failures fail)")
+      ->group("");
+
   concord::cli::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "concord vs PyTorch on the same workloads, interleaved, same threads");
   bench_cmd->add_option("--json", bench.json, "Write the results as JSON to this file");
@@ -35,6 +49,7 @@ int main(int argc, char** argv) {
     concord::fallback_policy();
     if (app.got_subcommand("devices")) return concord::cli::cmd_devices();
     if (app.got_subcommand("ops")) return concord::cli::cmd_ops(ops);
+    if (app.got_subcommand("parity")) return concord::cli::cmd_parity(parity);
     if (app.got_subcommand("bench")) return concord::cli::cmd_bench(bench);
   } catch (const concord::Error& e) {
     std::cerr << "concord: " << e.what() << "\n";

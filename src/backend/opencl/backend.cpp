@@ -27,6 +27,10 @@ Capabilities capabilities(int index) {
     const bool has = fam != "linalg";
     c.native[i] = has ? (op_dtypes(op) & c.storable) : DtypeSet{};
   }
+  // randn's Box-Muller uses division and sqrt: bit-equality with the CPU needs
+  // correctly rounded float32 divide/sqrt, else those dtypes run on the CPU.
+  if (!info.fp32_correctly_rounded_divide_sqrt)
+    c.native[static_cast<int>(OpId::randn)].remove(float32).remove(float16).remove(bfloat16);
   c.description = info.name + " (" + info.platform_name + ", driver " + info.driver_version + ")";
   return c;
 }

@@ -1,0 +1,189 @@
+// `concord parity`: every op x dtype x device (and profile) on seeded inputs,
+// judged against the float64 CPU reference with the op's error model.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.h"
+#include "concord/concord.h"
+#include "concord/testing.h"
+#include "parity_cases.h"
+#include "parity_judge.h"
+
+namespace concord::cli {
+
+namespace {
+
+struct Config {
+  std::string label;
+  Device device;
+  std::optional<std::string> profile;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<Config> configs(const ParityOptions& o) {
+  std::vector<Config> all;
+  for (const auto& d : devices()) all.push_back({d.str(), d, std::nullopt});
+  bool first = true;
+  for (const auto& d : devices())
+    if (d.kind() == DeviceKind::opencl && first) {
+      all.push_back({d.str() + "=no-fp64", d, std::string("no-fp64")});
+      first = false;
+    }
+  for (const auto& p : o.profiles) {  // "emu:0=no-fp64,no-op:solve"
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos)
+      throw ValueError("[parity] --profile '" + p + "' needs DEVICE=PROFILE, e.g. emu:0=no-op:solve");
+    parse_profile(p.substr(eq + 1));  // validate now
+    all.push_back({p, Device(p.substr(0, eq)), p.substr(eq + 1)});
+  }
+  if (o.devices.empty()) return all;
+  std::vector<Config> out;
+  for (const auto& want : split(o.devices, ','))
+    for (const auto& c : all)
+      if (c.label == want || c.device.str() == want) out.push_back(c);
+  return out;
+}
+
+char letter(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return 'P';
+    case Verdict::fail: return 'F';
+    case Verdict::fallback: return 'B';
+    case Verdict::downcast: return 'D';
+    default: return 'U';
+  }
+}
+
+}  // namespace
+
+int cmd_parity(const ParityOptions& o) {
+  auto cases = parity_cases(o.quick);
+  std::vector<std::string> ops = split(o.ops, ',');
+  std::vector<Dtype> dtypes;
+  for (const auto& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
+  if (!ops.empty())
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const ParityCase& c) {
+                  return std::find(ops.begin(), ops.end(), c.op) == ops.end(); }), cases.end());
+  const auto cfgs = configs(o);
+  const bool tty = isatty(2);
+  // Warnings about adaptations are the verdicts here; keep the output a table.
+  auto saved = set_warning_handler([](const std::string&) {});
+
+  std::vector<Result> results;
+  size_t done = 0, total = cases.size() * cfgs.size();
+  // Row key "op | variant" -> per config the letters over kAllDtypes.
+  std::vector<std::string> rows;
+  std::map<std::string, std::vector<std::string>> cells;
+  for (const auto& c : cases) {
+    const std::string row = c.op + " | " + c.variant;
+    if (!cells.count(row)) { rows.push_back(row); cells[row] = std::vector<std::string>(cfgs.size(), std::string(kNumDtypes, '.')); }
+    for (size_t ci = 0; ci < cfgs.size(); ++ci) {
+      const Config& cfg = cfgs[ci];
+      std::unique_ptr<ProfileGuard> guard;
+      if (cfg.profile) guard = std::make_unique<ProfileGuard>(cfg.device, *cfg.profile);
+      for (Dtype t : kAllDtypes) {
+        if (!c.dtypes.has(t)) continue;
+        if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) continue;
+        Result r;
+        try {
+          r = judge(c, cfg.device, t, o.seed, o.inject == c.op);
+        } catch (const std::exception& e) {  // a judging failure is a failed case, not a crashed sweep
+          r.op = c.op, r.variant = c.variant, r.dtype = t, r.verdict = Verdict::fail, r.detail = e.what();
+        }
+        if (!r.applicable) continue;
+        r.config = cfg.label;
+        cells[row][ci][static_cast<int>(t)] = letter(r.verdict);
+        results.push_back(std::move(r));
+      }
+      ++done;
+      if (tty) {
+        const int w = 30, filled = static_cast<int>(w * done / std::max<size_t>(total, 1));
+        std::fprintf(stderr, "\r[%s%s] %zu/%zu %-40.40s", std::string(filled, '#').c_str(),
+                     std::string(w - filled, ' ').c_str(), done, total, row.c_str());
+      }
+    }
+  }
+  if (tty) std::fprintf(stderr, "\r%100s\r", "");
+  set_warning_handler(saved);
+
+  int passed = 0, failed = 0, fallback = 0, downcast = 0, unsupported = 0;
+  for (const auto& r : results) {
+    switch (r.verdict) {
+      case Verdict::pass: ++passed; break;
+      case Verdict::fail: ++failed; break;
+      case Verdict::fallback: ++fallback; break;
+      case Verdict::downcast: ++downcast; break;
+      default: ++unsupported;
+    }
+  }
+  std::printf("concord parity%s: seed %llu; each cell lists dtypes b u8 i8 i16 i32 i64 f16 bf16 f32 f64:\n"
+              "P pass  F FAIL  B ran via the CPU fallback (checked)  D float64 downcast to float32 (checked)  "
+              "U unsupported (strict policy)  . not applicable\n\n",
+              o.quick ? " --quick" : "", static_cast<unsigned long long>(o.seed));
+  std::printf("%-34s", "op | inputs");
+  for (const auto& cfg : cfgs) std::printf(" %-16s", cfg.label.c_str());
+  std::printf("\n");
+  for (const auto& row : rows) {
+    std::printf("%-34.34s", row.c_str());
+    for (const auto& cell : cells[row]) std::printf(" %-16s", cell.c_str());
+    std::printf("\n");
+  }
+  if (failed) {
+    std::printf("\nfailures:\n");
+    for (const auto& r : results)
+      if (r.verdict == Verdict::fail)
+        std::printf("  %s | %s on %s, %s: %s\n", r.op.c_str(), r.variant.c_str(), r.config.c_str(),
+                    std::string(name(r.dtype)).c_str(), r.detail.c_str());
+  }
+  std::printf("\n%d passed, %d failed, %d fallback, %d downcast, %d unsupported\n", passed, failed, fallback, downcast,
+              unsupported);
+
+  if (!o.json.empty() || !o.markdown.empty()) {
+    nlohmann::json j;
+    j["seed"] = o.seed;
+    j["summary"] = {{"passed", passed}, {"failed", failed}, {"fallback", fallback}, {"downcast", downcast}, {"unsupported", unsupported}};
+    for (const auto& r : results)
+      j["cases"].push_back({{"op", r.op}, {"inputs", r.variant}, {"device", r.config}, {"dtype", std::string(name(r.dtype))},
+                            {"verdict", std::string(verdict_name(r.verdict))}, {"ratio", r.ratio}, {"detail", r.detail}});
+    if (!o.json.empty()) std::ofstream(o.json) << j.dump(1) << "\n";
+    if (!o.markdown.empty()) {
+      std::ofstream md(o.markdown);
+      md << "| op | inputs |";
+      for (const auto& cfg : cfgs) md << " " << cfg.label << " |";
+      md << "\n|---|---|";
+      for (size_t i = 0; i < cfgs.size(); ++i) md << "---|";
+      md << "\n";
+      for (const auto& row : rows) {
+        const size_t bar = row.find(" | ");
+        md << "| " << row.substr(0, bar) << " | " << row.substr(bar + 3) << " |";
+        for (const auto& cell : cells[row]) md << " `" << cell << "` |";
+        md << "\n";
+      }
+      md << "\n" << passed << " passed, " << failed << " failed, " << fallback << " fallback, " << downcast
+         << " downcast, " << unsupported << " unsupported\n";
+    }
+  }
+  int status = failed ? 1 : 0;
+  if (o.compare_paths) status |= compare_paths(cfgs.empty() ? std::vector<Device>{kCPU} : [&] {
+    std::vector<Device> ds;
+    for (const auto& c : cfgs) if (!c.profile) ds.push_back(c.device);
+    return ds; }(), o.seed);
+  return status;
+}
+
+}  // namespace concord::cli
