@@ -28,6 +28,18 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on).
+asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONCORD_SANITIZE=ON -DCONCORD_BUILD_BENCH=OFF
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+# The concurrency tests under ThreadSanitizer.
+tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONCORD_TSAN=ON -DCONCORD_BUILD_BENCH=OFF
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && ctest --output-on-failure -j $(JOBS) -R 'Concurren|Thread'
+
 bench: build
 	@bash tools/install-deps.sh $(BENCH_PACKAGES)
 	$(BUILD)/concord bench
