@@ -17,11 +17,14 @@ DtypeSet op_dtypes(OpId op) {
     case OpId::logical_xor: case OpId::logical_not: case OpId::isnan: case OpId::isinf:
     case OpId::isfinite: case OpId::all: case OpId::any: case OpId::randint: case OpId::eye:
       return all;
+    // Elementwise ops PyTorch also defines on bool: add = or, mul = and, maximum = or,
+    // minimum = and, ordered comparisons with false < true, sign = identity.
+    case OpId::add: case OpId::mul: case OpId::maximum: case OpId::minimum: case OpId::lt:
+    case OpId::le: case OpId::gt: case OpId::ge: case OpId::sign:
+      return all;
     // Ordering and arithmetic that make sense on integers too.
-    case OpId::arange: case OpId::add: case OpId::sub: case OpId::mul: case OpId::maximum:
-    case OpId::minimum: case OpId::remainder: case OpId::lt: case OpId::le: case OpId::gt:
-    case OpId::ge: case OpId::clamp: case OpId::abs: case OpId::neg: case OpId::sign:
-    case OpId::relu: case OpId::floor: case OpId::ceil: case OpId::round: case OpId::trunc:
+    case OpId::arange: case OpId::sub: case OpId::remainder: case OpId::clamp: case OpId::abs:
+    case OpId::neg: case OpId::relu: case OpId::floor: case OpId::ceil: case OpId::round: case OpId::trunc:
     case OpId::sum: case OpId::prod: case OpId::max: case OpId::min: case OpId::amax:
     case OpId::amin: case OpId::argmax: case OpId::argmin: case OpId::cumsum:
     case OpId::matmul: case OpId::mm: case OpId::bmm: case OpId::mv: case OpId::dot:
