@@ -49,7 +49,7 @@ using Dims = SmallVec<int64_t, 6>;
 // exp, log, sqrt, sin, ... of int32 give float32, as in PyTorch) ----
 Tensor neg(const Tensor& x);
 Tensor abs(const Tensor& x);
-Tensor sign(const Tensor& x);
+Tensor sign(const Tensor& x);          // sign(NaN) is NaN
 Tensor exp(const Tensor& x);
 Tensor expm1(const Tensor& x);
 Tensor log(const Tensor& x);
@@ -85,7 +85,7 @@ Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
 Tensor sub(const Operand& a, const Operand& b);
 Tensor mul(const Operand& a, const Operand& b);
 Tensor div(const Operand& a, const Operand& b);                 // true division: integers give float32
-Tensor pow(const Operand& a, const Operand& b);
+Tensor pow(const Operand& a, const Operand& b);                 // integer ** negative: 1 for 1, ±1 for -1, else 0
 Tensor maximum(const Operand& a, const Operand& b);             // NaN propagates
 Tensor minimum(const Operand& a, const Operand& b);
 Tensor remainder(const Operand& a, const Operand& b);           // sign of the divisor (Python %)
@@ -101,7 +101,8 @@ Tensor logical_or(const Operand& a, const Operand& b);
 Tensor logical_xor(const Operand& a, const Operand& b);
 // cond ? a : b, cond must be bool; a and b promote together.
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b);
-// Limits to [lo, hi]; either bound may be absent.
+// Limits to [lo, hi]; either bound may be absent. A NaN bound gives NaN;
+// integer bounds are clipped to the dtype's range (no wraparound); lo > hi gives hi.
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);
 
 Tensor operator+(const Tensor& a, const Operand& b);
@@ -160,9 +161,13 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);   // views
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim = 0);
+// Views of ceil(size/chunks) elements each; may return fewer than `chunks` pieces.
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);  // index: 1-D int32/int64
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);        // index: int64, same ndim
+// Index values out of range (or negative) raise ShapeError naming the value and the size.
+// index_select: index 1-D (or 0-dim) int32/int64.
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// gather: index int64 with x's ndim, no larger than x in dims other than dim.
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor flip(const Tensor& x, Dims dims);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);

@@ -70,6 +70,9 @@ class Backend {
   virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
 
   // ---- indexing ----
+  // The one exception to "kernels never validate": index values live on the
+  // device, so these check them before writing (the CPU throws ShapeError; the
+  // OpenCL kernels set a flag the host reads and raises the same error).
   virtual void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
   virtual void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
   // out = tril/triu of x over the last two dims (op is tril or triu).

@@ -38,7 +38,8 @@ Shape infer_shape(const char* op, const Tensor& t, Shape shape) {
 bool view_strides(const Shape& shape, const Strides& strides, const Shape& new_shape, Strides* out) {
   const int64_t n = numel(shape);
   Strides ns(new_shape.size());
-  if (n == 0) { *out = contiguous_strides(new_shape); return true; }
+  // Empty and 0-dim tensors can take any shape with the same count.
+  if (n == 0 || shape.empty()) { *out = contiguous_strides(new_shape); return true; }
   int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
   int64_t chunk_base_stride = strides.size() ? strides.back() : 1;
   int64_t tensor_numel = 1, view_numel = 1;

@@ -1,0 +1,185 @@
+// Linear front ends: matmul, mm, bmm, mv, dot, outer.
+//
+// Every op reduces to one kernel, Backend::matmul(a [B,M,K], b [B,K,N],
+// out [B,M,N]): vectors become 1-row / 1-column matrices and broadcast batch
+// dims become stride-0 views, so nothing is copied here.
+#include <string>
+#include <utility>
+
+#include "concord/amp.h"
+#include "concord/ops.h"
+#include "core/dispatch.h"
+
+namespace concord {
+
+using detail::Plan;
+
+namespace {
+
+std::string pair_str(const Tensor& a, const Tensor& b) { return shape_str(a.shape()) + " and " + shape_str(b.shape()); }
+
+// Same device, same dtype (as in PyTorch: no implicit promotion for products).
+Device check_operands(const char* op, const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined())
+    throw ValueError(std::string("[") + op + "] an operand is undefined (default-constructed); create it first");
+  const Device d = detail::common_device(op, {&a, &b});
+  if (a.dtype() != b.dtype()) {
+    const std::string wider(name(promote_types(a.dtype(), b.dtype())));
+    throw DtypeError(std::string("[") + op + "] operands must have the same dtype, got " + detail::describe(a) +
+                     " and " + detail::describe(b) + " on " + d.str() + "; convert one with .to(concord::" + wider +
+                     ") (or both to the dtype you want)");
+  }
+  return d;
+}
+
+[[noreturn]] void mismatch(const char* op, const Tensor& a, const Tensor& b, int64_t ka, int64_t kb) {
+  throw ShapeError(std::string("[") + op + "] shapes " + pair_str(a, b) + " cannot be multiplied (" + std::to_string(ka) +
+                   " != " + std::to_string(kb) + ") for " + std::string(name(a.dtype())) + " on " + a.device().str() +
+                   "; the last dim of the first operand must equal the " +
+                   (b.ndim() == 1 ? "length of the second" : "second-to-last dim of the second") +
+                   " (transpose one of them?)");
+}
+
+[[noreturn]] void rank_error(const char* op, const char* want, const Tensor& a, const Tensor& b) {
+  throw ShapeError(std::string("[") + op + "] expects " + want + ", got " + detail::describe(a) + " and " +
+                   detail::describe(b) + " on " + a.device().str() + "; use matmul() for other ranks");
+}
+
+// A [B, R, C] view of t with the batch dims bdims merged into one, if their
+// strides allow it (always true for contiguous and stride-0 batches that line up).
+bool merge_batch(const Tensor& t, int64_t nb, int64_t* stride) {
+  int64_t s = 0;
+  bool have = false;
+  for (int64_t d = nb - 1; d >= 0; --d) {
+    if (t.size(d) == 1) continue;
+    if (!have) { s = t.stride(d); have = true; continue; }
+    // Walking outward, each dim's stride must be the inner one times the inner size.
+    int64_t inner = d + 1;
+    while (t.size(inner) == 1) ++inner;
+    if (t.stride(d) != t.stride(inner) * t.size(inner)) return false;
+  }
+  *stride = s;
+  return true;
+}
+
+Tensor batch3(const Tensor& t, int64_t batch, int64_t bstride) {
+  const int64_t n = t.ndim();
+  return Tensor(t.storage(), Shape{batch, t.size(n - 2), t.size(n - 1)}, Strides{bstride, t.stride(n - 2), t.stride(n - 1)},
+                t.offset(), t.dtype());
+}
+
+// Runs the kernel over a [..., M, K] and b [..., K, N] that already have the
+// same (broadcast) batch dims; out is contiguous [..., M, N]. Batch dims that
+// cannot be merged into one stride are looped over here.
+void run_batched(Plan& p, const Tensor& a, const Tensor& b, const Tensor& out) {
+  const int64_t nb = a.ndim() - 2;
+  int64_t sa = 0, sb = 0;
+  if (merge_batch(a, nb, &sa) && merge_batch(b, nb, &sb)) {
+    int64_t batch = 1;
+    for (int64_t d = 0; d < nb; ++d) batch *= a.size(d);
+    p.backend->matmul(batch3(a, batch, sa), batch3(b, batch, sb), batch3(out, batch, out.size(-1) * out.size(-2)));
+    return;
+  }
+  for (int64_t i = 0; i < a.size(0); ++i) run_batched(p, a.select(0, i), b.select(0, i), out.select(0, i));
+}
+
+// The shared tail of every op: plan, move/cast the operands, then views(x, y)
+// gives x as [..., M, K] and y as [..., K, N] with equal batch dims (built
+// after the move so that a fallback copies only the real elements).
+template <class Views>
+Tensor multiply(OpId op, const Device& dev, const Tensor& a, const Tensor& b, Shape out_shape, Views views) {
+  Plan p = detail::plan(op, dev, detail::autocast_dtype(op, dev, a.dtype()), pair_str(a, b));
+  const auto [x, y] = views(detail::prepare_input(p, a), detail::prepare_input(p, b));
+  Shape full = x.shape();
+  full.back() = y.size(-1);
+  Tensor out = empty(full, p.compute, p.exec);
+  if (out.numel() > 0) {
+    if (x.size(-1) == 0) p.backend->fill(out, 0);  // an empty sum
+    else run_batched(p, x, y, out);
+  }
+  out = detail::finish_output(p, out.view(std::move(out_shape)));
+  detail::record(p);
+  return out;
+}
+
+using Pair = std::pair<Tensor, Tensor>;
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const Device dev = check_operands("matmul", a, b);
+  if (a.ndim() == 0 || b.ndim() == 0)
+    throw ShapeError("[matmul] both operands need at least 1 dim, got " + detail::describe(a) + " and " +
+                     detail::describe(b) + " on " + dev.str() + "; use mul() for scalars");
+  // 1-D operands become a row (left) or a column (right); the added dim is dropped from the result.
+  const int64_t M = a.ndim() == 1 ? 1 : a.size(-2), K = a.size(-1);
+  const int64_t Kb = b.ndim() == 1 ? b.size(0) : b.size(-2), N = b.ndim() == 1 ? 1 : b.size(-1);
+  if (K != Kb) mismatch("matmul", a, b, K, Kb);
+  const Shape ba(a.shape().begin(), a.shape().end() - std::min<int64_t>(2, a.ndim()));
+  const Shape bb(b.shape().begin(), b.shape().end() - std::min<int64_t>(2, b.ndim()));
+  Shape batch;
+  try {
+    batch = broadcast_shapes(ba, bb, "matmul");
+  } catch (const ShapeError&) {
+    throw ShapeError("[matmul] batch dims " + shape_str(ba) + " and " + shape_str(bb) + " of " + pair_str(a, b) +
+                     " do not broadcast (" + std::string(name(a.dtype())) + " on " + dev.str() +
+                     "); each batch dim must match or be 1");
+  }
+  Shape ea = batch, eb = batch, out_shape = batch;
+  ea.push_back(M); ea.push_back(K);
+  eb.push_back(K); eb.push_back(N);
+  if (a.ndim() > 1) out_shape.push_back(M);
+  if (b.ndim() > 1) out_shape.push_back(N);
+  return multiply(OpId::matmul, dev, a, b, std::move(out_shape), [&](const Tensor& x, const Tensor& y) {
+    return Pair((x.ndim() == 1 ? x.unsqueeze(0) : x).expand(ea), (y.ndim() == 1 ? y.unsqueeze(1) : y).expand(eb));
+  });
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  const Device dev = check_operands("mm", a, b);
+  if (a.ndim() != 2 || b.ndim() != 2) rank_error("mm", "two 2-D tensors [n, k] and [k, m]", a, b);
+  if (a.size(1) != b.size(0)) mismatch("mm", a, b, a.size(1), b.size(0));
+  return multiply(OpId::mm, dev, a, b, Shape{a.size(0), b.size(1)},
+                  [](const Tensor& x, const Tensor& y) { return Pair(x, y); });
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  const Device dev = check_operands("bmm", a, b);
+  if (a.ndim() != 3 || b.ndim() != 3) rank_error("bmm", "two 3-D tensors [b, n, k] and [b, k, m]", a, b);
+  if (a.size(0) != b.size(0))
+    throw ShapeError("[bmm] batch sizes differ: " + pair_str(a, b) + " (" + std::to_string(a.size(0)) + " != " +
+                     std::to_string(b.size(0)) + ") for " + std::string(name(a.dtype())) + " on " + dev.str() +
+                     "; bmm does not broadcast, use matmul() to broadcast batch dims");
+  if (a.size(2) != b.size(1)) mismatch("bmm", a, b, a.size(2), b.size(1));
+  return multiply(OpId::bmm, dev, a, b, Shape{a.size(0), a.size(1), b.size(2)},
+                  [](const Tensor& x, const Tensor& y) { return Pair(x, y); });
+}
+
+Tensor mv(const Tensor& a, const Tensor& v) {
+  const Device dev = check_operands("mv", a, v);
+  if (a.ndim() != 2 || v.ndim() != 1) rank_error("mv", "a 2-D matrix [n, k] and a 1-D vector [k]", a, v);
+  if (a.size(1) != v.size(0)) mismatch("mv", a, v, a.size(1), v.size(0));
+  return multiply(OpId::mv, dev, a, v, Shape{a.size(0)},
+                  [](const Tensor& x, const Tensor& y) { return Pair(x, y.unsqueeze(1)); });
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  const Device dev = check_operands("dot", a, b);
+  if (a.ndim() != 1 || b.ndim() != 1) rank_error("dot", "two 1-D tensors", a, b);
+  if (a.size(0) != b.size(0))
+    throw ShapeError("[dot] vectors of different lengths: " + pair_str(a, b) + " (" + std::to_string(a.size(0)) +
+                     " != " + std::to_string(b.size(0)) + ") for " + std::string(name(a.dtype())) + " on " + dev.str() +
+                     "; both need the same number of elements");
+  return multiply(OpId::dot, dev, a, b, Shape{},
+                  [](const Tensor& x, const Tensor& y) { return Pair(x.unsqueeze(0), y.unsqueeze(1)); });
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  const Device dev = check_operands("outer", a, b);
+  if (a.ndim() != 1 || b.ndim() != 1) rank_error("outer", "two 1-D tensors [n] and [m]", a, b);
+  // A product with k = 1: each element is one rounded multiplication.
+  return multiply(OpId::outer, dev, a, b, Shape{a.size(0), b.size(0)},
+                  [](const Tensor& x, const Tensor& y) { return Pair(x.unsqueeze(1), y.unsqueeze(0)); });
+}
+
+}  // namespace concord
