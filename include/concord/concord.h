@@ -2,10 +2,13 @@
 // library's own sources include only what they use).
 #pragma once
 
+#include "concord/amp.h"
 #include "concord/creation.h"
 #include "concord/device.h"
 #include "concord/dtype.h"
 #include "concord/error.h"
+#include "concord/metrics.h"
+#include "concord/nn.h"
 #include "concord/ops.h"
 #include "concord/policy.h"
 #include "concord/report.h"
