@@ -28,6 +28,10 @@ class CpuBackend : public Backend {
   void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;  // index.cpp
   void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;        // index.cpp
   void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;       // index.cpp
+  void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) override;   // linalg.cpp
+  void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;       // linalg.cpp
+  void cholesky(const Tensor& a, const Tensor& info) override;                           // linalg.cpp
+  void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;  // linalg.cpp
 };
 
 // Host allocation shared by cpu and emu (64-byte aligned). Throws OutOfMemoryError.

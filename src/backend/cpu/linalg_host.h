@@ -1,0 +1,29 @@
+// Host-side linear algebra helpers that have no Backend slot (yet): they read
+// tensors in host memory, i.e. on cpu or emu, which is where every linalg front
+// end runs its kernels today (OpenCL falls back to the CPU). Same preconditions
+// as the Backend kernels: contiguous row-major operands, float32 or float64
+// unless stated, outputs allocated by the caller.
+#pragma once
+
+#include "concord/tensor.h"
+
+namespace concord::detail::cpu {
+
+// From an LU [B,n,n] with pivots [B,n] (1-based): det [B], or sign and log|det| [B],
+// in the LU's dtype (accumulated in float64).
+void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det);
+void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet);
+
+// Vector norms of the rows of x [R, C] (any floating dtype, contiguous) into
+// out [R] (x's dtype): ord as linalg::vector_norm, accumulated in float64.
+void vector_norm_rows(const Tensor& x, double ord, const Tensor& out);
+
+// For x [B, r, c] (any floating dtype, contiguous) into out [B] (x's dtype):
+// ord 1 / -1: max / min column abs-sum; inf / -inf: max / min row abs-sum.
+void matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out);
+
+// Singular values of a [B, r, c] (float32/float64, contiguous; destroyed) into
+// s [B, min(r, c)], descending.
+void singular_values(const Tensor& a, const Tensor& s);
+
+}  // namespace concord::detail::cpu
