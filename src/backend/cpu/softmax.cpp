@@ -1,9 +1,179 @@
-// PLACEHOLDER: the kernels of this family are being written.
+// softmax, log_softmax and cumsum along one dim on the CPU.
+//
+// softmax is three passes per row: the max (order-free), the sum of exp(x - max)
+// in the engine's fixed blocked order (reduce_impl.h), then an elementwise pass.
+// cumsum is sequential along the dim in the accumulation dtype (float32 for
+// halves, int64 wrapping for integers), rounded to the output at every step.
+#include <cmath>
+
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/reduce_impl.h"
 
 namespace concord::detail::cpu {
+
 namespace {
-[[noreturn]] void pending(OpId op) { throw NotImplementedError("[" + std::string(op_name(op)) + "] cpu kernel pending"); }
+
+using red::Geom;
+using red::Walker;
+
+// A tensor over host memory owned by the caller (for Iter), expanded to shape.
+template <class A>
+Tensor wrap_rows(std::vector<A>& v, const Shape& keep_shape, const Shape& shape, const Device& dev) {
+  auto st = std::make_shared<Storage>();
+  st->ptr = v.data();
+  st->nbytes = v.size() * sizeof(A);
+  st->device = dev;
+  Tensor t(st, keep_shape, contiguous_strides(keep_shape), 0, dtype_v<A>);
+  return t.expand(shape);
 }
-void CpuBackend::scan_op(OpId op, const Tensor&, int64_t, const Tensor&) { pending(op); }
+
+// softmax over rows contiguous in x and out, for float32/float64: exp(x - max)
+// is stored in out during the sum pass and divided in place afterwards. Same
+// operations, same order, hence the same bits as the general path below.
+template <class T>
+void softmax_rows(const Geom& g, const Geom& go, const T* xb, T* ob) {
+  const int64_t n = g.n_red, nb = (n + red::kBlock - 1) / red::kBlock;
+  const red::ExtremeR<T, true> mr;
+  const red::SumR<T> sr;
+  auto row = [&](const T* x, T* o) {
+    std::vector<T> part(static_cast<size_t>(nb));
+    parallel_for(nb, 1, [&](int64_t bb, int64_t be) {
+      for (int64_t b = bb; b < be; ++b)
+        part[b] = red::block_contig(mr, x + b * red::kBlock, std::min(red::kBlock, n - b * red::kBlock), T{});
+    });
+    const T m = red::combine_blocks(mr, part.data(), nb);
+    parallel_for(nb, 1, [&](int64_t bb, int64_t be) {
+      for (int64_t b = bb; b < be; ++b) {
+        const int64_t i0 = b * red::kBlock, len = std::min(red::kBlock, n - i0);
+        for (int64_t i = i0; i < i0 + len; ++i) o[i] = std::exp(x[i] - m);
+        part[b] = red::block_contig(sr, o + i0, len, T{});
+      }
+    });
+    const T s = red::combine_blocks(sr, part.data(), nb);
+    parallel_for(n, kParallelGrain, [&](int64_t ib, int64_t ie) {
+      for (int64_t i = ib; i < ie; ++i) o[i] /= s;
+    });
+  };
+  const int64_t rows = g.n_out;
+  auto rows_range = [&](int64_t rb, int64_t re) {
+    Walker kx = g.kept(), ko = go.kept();
+    kx.seek(rb);
+    ko.seek(rb);
+    for (int64_t r = rb; r < re; ++r, kx.next(), ko.next()) row(xb + kx.off, ob + ko.off);
+  };
+  // Many rows: one thread per row range. Few long rows: threads share each row's blocks.
+  if (rows >= omp_get_max_threads() || n < kParallelGrain) parallel_for(rows, std::max<int64_t>(1, kParallelGrain / n), rows_range);
+  else rows_range(0, rows);
+}
+
+template <class T, bool kLog>
+void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
+  using A = red::acc_t<T>;
+  using V = compute_t<T>;
+  const Geom g = red::make_geom(x, Dims{dim});
+  if constexpr (!kLog && std::is_same_v<T, A>) {
+    const Geom go = red::make_geom(out, Dims{dim});
+    const bool rows_contig = (g.nr == 0 || g.rst[0] == 1) && (go.nr == 0 || go.rst[0] == 1);
+    if (rows_contig && g.n_out > 0 && g.n_red > 0) {
+      softmax_rows<T>(g, go, static_cast<const T*>(x.raw_data()), out.data<T>());
+      return;
+    }
+  }
+  std::vector<A> m(static_cast<size_t>(g.n_out)), s(static_cast<size_t>(g.n_out));
+  red::run<T>(x, g, red::ExtremeR<T, true>{}, nullptr, [&](int64_t o, V a) { m[o] = static_cast<A>(a); });
+  red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? std::log(a) : a; });
+  Shape keep = x.shape();
+  keep[dim] = 1;
+  const Tensor mt = wrap_rows(m, keep, x.shape(), x.device());
+  const Tensor stt = wrap_rows(s, keep, x.shape(), x.device());
+  Iter it({&out, &x, &mt, &stt});
+  for_each(it, [](char* const* p, const int64_t* st, int64_t n) {
+    char *o = p[0], *xi = p[1], *mi = p[2], *si = p[3];
+    for (int64_t i = 0; i < n; ++i, o += st[0], xi += st[1], mi += st[2], si += st[3]) {
+      const A d = static_cast<A>(static_cast<V>(*reinterpret_cast<const T*>(xi))) - *reinterpret_cast<const A*>(mi);
+      const A r = kLog ? d - *reinterpret_cast<const A*>(si) : std::exp(d) / *reinterpret_cast<const A*>(si);
+      *reinterpret_cast<T*>(o) = convert<T>(r);
+    }
+  });
+}
+
+template <class T>
+void cumsum_typed(const Tensor& x, int64_t dim, const Tensor& out) {
+  using A = red::acc_t<T>;
+  using V = compute_t<T>;
+  const Geom gx = red::make_geom(x, Dims{dim});
+  const Geom go = red::make_geom(out, Dims{dim});
+  const int64_t n = gx.n_red, nout = gx.n_out;
+  if (n == 0 || nout == 0) return;
+  const int64_t xs = gx.nr ? gx.rst[0] : 0, os = go.nr ? go.rst[0] : 0;
+  const T* xb = static_cast<const T*>(x.raw_data());
+  T* ob = out.data<T>();
+  const A zero = std::is_floating_point_v<A> ? A(-0.0) : A(0);  // -0.0: a lone -0.0 keeps its sign
+  // Column layout: the innermost kept dim is contiguous in both, so rows advance together.
+  const bool column = gx.nk >= 1 && go.nk >= 1 && gx.kst[gx.nk - 1] == 1 && go.kst[go.nk - 1] == 1 &&
+                      gx.ks[gx.nk - 1] == go.ks[go.nk - 1] && gx.ks[gx.nk - 1] >= 4 && xs != 1;
+  if (column) {
+    constexpr int64_t C = red::kCols;
+    const int64_t W = gx.ks[gx.nk - 1];
+    const int64_t chunks = (W + C - 1) / C;
+    parallel_for((nout / W) * chunks, std::max<int64_t>(1, kParallelGrain / (n * C)), [&](int64_t cb, int64_t ce) {
+      Walker kx = gx.kept(), ko = go.kept();
+      A acc[C];
+      for (int64_t c = cb; c < ce; ++c) {
+        const int64_t o0 = (c / chunks) * W + (c % chunks) * C;
+        const int cw = static_cast<int>(std::min<int64_t>(C, W - (c % chunks) * C));
+        kx.seek(o0);
+        ko.seek(o0);
+        for (int j = 0; j < cw; ++j) acc[j] = zero;
+        for (int64_t i = 0; i < n; ++i) {
+          const T* xr = xb + kx.off + i * xs;
+          T* orow = ob + ko.off + i * os;
+#pragma omp simd
+          for (int j = 0; j < cw; ++j) {
+            acc[j] += static_cast<A>(static_cast<V>(xr[j]));
+            orow[j] = convert<T>(acc[j]);
+          }
+        }
+      }
+    });
+    return;
+  }
+  parallel_for(nout, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t rb, int64_t re) {
+    Walker kx = gx.kept(), ko = go.kept();
+    kx.seek(rb);
+    ko.seek(rb);
+    for (int64_t r = rb; r < re; ++r, kx.next(), ko.next()) {
+      const T* xr = xb + kx.off;
+      T* orow = ob + ko.off;
+      A acc = zero;
+      for (int64_t i = 0; i < n; ++i) {
+        acc += static_cast<A>(static_cast<V>(xr[i * xs]));
+        orow[i * os] = convert<T>(acc);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void CpuBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) {
+  if (x.numel() == 0) return;
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      throw NotImplementedError("[" + std::string(op_name(op)) + "] has no cpu kernel for bool");
+    } else {
+      if (op == OpId::cumsum) {
+        cumsum_typed<T>(x, dim, out);
+        return;
+      }
+      if constexpr (std::is_floating_point_v<compute_t<T>>) {
+        if (op == OpId::softmax) { softmax_typed<T, false>(x, dim, out); return; }
+        if (op == OpId::log_softmax) { softmax_typed<T, true>(x, dim, out); return; }
+      }
+      throw NotImplementedError("[" + std::string(op_name(op)) + "] has no cpu kernel for " + std::string(name(x.dtype())));
+    }
+  });
+}
+
 }  // namespace concord::detail::cpu

@@ -1,0 +1,185 @@
+// Reduction front ends: sum, mean, prod, amax/amin, max/min, argmax/argmin, all/any.
+// They resolve dims and dtypes (PyTorch's rules) and hand the kernel an input
+// already in the accumulation-input dtype; the kernels fix the evaluation order.
+#include <algorithm>
+#include <limits>
+
+#include "concord/amp.h"
+#include "ops/reduce_common.h"
+
+namespace concord {
+
+namespace detail {
+
+std::string describe_on(const Tensor& x) { return describe(x) + " on " + x.device().str(); }
+
+Tensor as_1d(const Tensor& x) {
+  if (x.ndim() > 0) return x;
+  return Tensor(x.storage(), Shape{1}, Strides{1}, x.offset(), x.dtype());
+}
+
+ReduceDims reduce_dims(const char* op, const Tensor& x, const Dims& dims, bool keepdim) {
+  ReduceDims r;
+  const int64_t nd = x.ndim();
+  Dims d;
+  for (int64_t v : dims) {
+    const int64_t w = wrap_dim(v, nd, op);
+    if (std::find(d.begin(), d.end(), w) != d.end())
+      throw ShapeError(std::string("[") + op + "] dim " + std::to_string(w) + " appears more than once in dims " +
+                       shape_str(dims) + " for " + describe_on(x) + "; list each dim once");
+    d.push_back(w);
+  }
+  std::sort(d.begin(), d.end());
+  if (nd == 0) {
+    // A 0-dim tensor reduces its single element; it stays 0-dim even with keepdim.
+    r.x = as_1d(x);
+    r.dims = Dims{0};
+    r.keep_shape = Shape{1};
+    r.out_shape = Shape{};
+    return r;
+  }
+  if (d.empty())
+    for (int64_t i = 0; i < nd; ++i) d.push_back(i);
+  r.x = x;
+  r.dims = d;
+  r.keep_shape = x.shape();
+  for (int64_t i : d) {
+    r.count *= x.shape()[i];
+    r.keep_shape[i] = 1;
+  }
+  if (keepdim) {
+    r.out_shape = r.keep_shape;
+  } else {
+    for (int64_t i = 0; i < nd; ++i)
+      if (!std::binary_search(d.begin(), d.end(), i)) r.out_shape.push_back(x.shape()[i]);
+  }
+  return r;
+}
+
+Tensor run_reduce(OpId op, const Tensor& x, const Dims& dims, bool keepdim, Dtype dtype, std::optional<Dtype> out_dtype,
+                  const ReduceArgs& args, EmptyRule on_empty) {
+  const std::string opn(op_name(op));
+  const Device dev = common_device(opn.c_str(), {&x});
+  ReduceDims rd = reduce_dims(opn.c_str(), x, dims, keepdim);
+  Plan p = plan(op, dev, dtype, describe(x));
+  const Dtype kdtype = out_dtype ? *out_dtype : p.compute;
+  if (rd.count == 0) {
+    if (!on_empty.has_identity)
+      throw ShapeError("[" + opn + "] of " + describe_on(x) + " over dims " + shape_str(rd.dims) +
+                       " reduces 0 elements, and " + opn + " has no identity; reduce over non-empty dims "
+                       "(check numel() first)");
+    Tensor r = full(rd.out_shape, on_empty.value, kdtype, dev);
+    record(p);
+    return r;
+  }
+  Tensor xin = prepare_input(p, rd.x);
+  Tensor out = empty(rd.keep_shape, kdtype, p.exec);
+  if (out.numel() > 0) p.backend->reduce(op, xin, rd.dims, out, args);
+  out = finish_output(p, out);
+  record(p);
+  return out.view(rd.out_shape);
+}
+
+}  // namespace detail
+
+using detail::EmptyRule;
+using detail::ReduceArgs;
+
+namespace {
+
+// Sums and products of bool and integers are int64, as in PyTorch.
+Dtype int_widened(const Tensor& x, std::optional<Dtype> dtype) {
+  if (dtype) return *dtype;
+  return is_floating(x.dtype()) ? x.dtype() : int64;
+}
+
+// Orderings are defined on numbers; bool compares as uint8 and converts back.
+Tensor extreme(OpId op, const Tensor& x, Dims dims, bool keepdim) {
+  const bool is_bool = x.dtype() == bool_;
+  Tensor r = detail::run_reduce(op, x, dims, keepdim, is_bool ? uint8 : x.dtype(), std::nullopt, {},
+                                EmptyRule::error());
+  return is_bool ? r.to(bool_) : r;
+}
+
+Tensor arg_extreme(OpId op, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  const std::string opn(op_name(op));
+  const Device dev = detail::common_device(opn.c_str(), {&x});
+  Tensor xs;
+  int64_t d = 0;
+  Shape out_shape;
+  if (!dim) {
+    xs = detail::as_1d(x).reshape(Shape{-1});  // flat index over the row-major order
+    if (keepdim) out_shape = Shape(static_cast<size_t>(x.ndim()), 1);
+  } else {
+    d = wrap_dim(*dim, x.ndim(), opn.c_str());
+    xs = detail::as_1d(x);
+    if (x.ndim() > 0) {
+      out_shape = x.shape();
+      if (keepdim) out_shape[d] = 1;
+      else out_shape.erase(static_cast<size_t>(d));
+    }
+  }
+  const Dtype t = x.dtype() == bool_ ? uint8 : x.dtype();
+  detail::Plan p = detail::plan(op, dev, t, detail::describe(x));
+  if (xs.shape()[d] == 0)
+    throw ShapeError("[" + opn + "] of " + detail::describe_on(x) + (dim ? " along dim " + std::to_string(d) : "") +
+                     " reduces 0 elements, and " + opn + " has no identity; reduce over a non-empty dim "
+                     "(check numel() first)");
+  Tensor xin = detail::prepare_input(p, xs);
+  Shape keep = xs.shape();
+  keep[d] = 1;
+  Tensor out = empty(keep, int64, p.exec);
+  if (out.numel() > 0) p.backend->arg_reduce(op, xin, d, out);
+  out = detail::finish_output(p, out);
+  detail::record(p);
+  return out.view(out_shape);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype) {
+  const Dtype t = dtype ? *dtype : detail::autocast_dtype(OpId::sum, x.device(), int_widened(x, dtype));
+  return detail::run_reduce(OpId::sum, x, dims, keepdim, t, std::nullopt, {}, EmptyRule::identity(0));
+}
+
+Tensor prod(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype) {
+  const Dtype t = dtype ? *dtype : detail::autocast_dtype(OpId::prod, x.device(), int_widened(x, dtype));
+  return detail::run_reduce(OpId::prod, x, dims, keepdim, t, std::nullopt, {}, EmptyRule::identity(1));
+}
+
+Tensor mean(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype) {
+  if (!dtype && !is_floating(x.dtype()))
+    throw DtypeError("[mean] could not infer the output dtype of " + detail::describe_on(x) +
+                     ": mean needs a floating input. Pass dtype=float32 (mean(x, dims, keepdim, concord::float32)) "
+                     "or convert with x.to(concord::float32)");
+  return detail::run_reduce(OpId::mean, x, dims, keepdim, dtype ? *dtype : x.dtype(), std::nullopt, {},
+                            EmptyRule::identity(std::numeric_limits<double>::quiet_NaN()));
+}
+
+Tensor amax(const Tensor& x, Dims dims, bool keepdim) { return extreme(OpId::amax, x, dims, keepdim); }
+Tensor amin(const Tensor& x, Dims dims, bool keepdim) { return extreme(OpId::amin, x, dims, keepdim); }
+Tensor max(const Tensor& x) { return extreme(OpId::max, x, {}, false); }
+Tensor min(const Tensor& x) { return extreme(OpId::min, x, {}, false); }
+
+ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
+  Tensor idx = arg_extreme(OpId::argmax, x, dim, keepdim);  // validates dim and emptiness first
+  return {extreme(OpId::max, x, {dim}, keepdim), idx};
+}
+
+ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {
+  Tensor idx = arg_extreme(OpId::argmin, x, dim, keepdim);
+  return {extreme(OpId::min, x, {dim}, keepdim), idx};
+}
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_extreme(OpId::argmax, x, dim, keepdim); }
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_extreme(OpId::argmin, x, dim, keepdim); }
+
+Tensor all(const Tensor& x, Dims dims, bool keepdim) {
+  return detail::run_reduce(OpId::all, x, dims, keepdim, x.dtype(), bool_, {}, EmptyRule::identity(true));
+}
+
+Tensor any(const Tensor& x, Dims dims, bool keepdim) {
+  return detail::run_reduce(OpId::any, x, dims, keepdim, x.dtype(), bool_, {}, EmptyRule::identity(false));
+}
+
+}  // namespace concord
