@@ -3,6 +3,7 @@
 // The LU is computed for A's own batch (info has A's batch shape, as in
 // PyTorch); when B's batch is larger the factors are copied out to the
 // broadcast batch rather than factoring A again per right-hand side.
+#include "concord/amp.h"
 #include "ops/linalg_common.h"
 
 namespace concord::linalg {
@@ -84,6 +85,8 @@ Solved solve_impl(const char* op, const Tensor& A, const Tensor& B) {
 }  // namespace
 
 Tensor solve(const Tensor& A, const Tensor& B) {
+  if (auto c = detail::autocast_inputs(OpId::solve, {&A, &B}))  // autocast: halves -> float32
+    return solve((*c)[0], (*c)[1]);
   Solved s = solve_impl("solve", A, B);
   la::check_info("solve", s.info, A, A.ndim() > 2, la::singular_what, kSolveAdvice);
   Tensor x = la::deliver(s.p, s.x, A.dtype(), s.r.x_shape);
@@ -92,6 +95,8 @@ Tensor solve(const Tensor& A, const Tensor& B) {
 }
 
 SolveEx solve_ex(const Tensor& A, const Tensor& B) {
+  if (auto c = detail::autocast_inputs(OpId::solve, {&A, &B}))  // autocast: halves -> float32
+    return solve_ex((*c)[0], (*c)[1]);
   Solved s = solve_impl("solve", A, B);
   SolveEx out{la::deliver(s.p, s.x, A.dtype(), s.r.x_shape),
               la::deliver(s.p, s.info, int32, la::leading(A.shape(), 2))};
@@ -117,6 +122,8 @@ LUFactor lu_outputs(const Factored& r, const Tensor& A) {
 }  // namespace
 
 LUFactor lu_factor(const Tensor& A) {
+  if (auto c = detail::autocast_inputs(OpId::lu_factor, {&A}))  // autocast: halves -> float32
+    return lu_factor((*c)[0]);
   Factored r = lu_impl(A);
   la::check_info("lu_factor", r.f.info, A, A.ndim() > 2, la::singular_what,
                  "Use linalg::lu_factor_ex to get the factors and info per matrix without an error.");
@@ -126,6 +133,8 @@ LUFactor lu_factor(const Tensor& A) {
 }
 
 LUFactorEx lu_factor_ex(const Tensor& A) {
+  if (auto c = detail::autocast_inputs(OpId::lu_factor, {&A}))  // autocast: halves -> float32
+    return lu_factor_ex((*c)[0]);
   Factored r = lu_impl(A);
   LUFactor lu = lu_outputs(r, A);
   LUFactorEx out{lu.LU, lu.pivots, la::deliver(r.p, r.f.info, int32, la::leading(A.shape(), 2))};
@@ -134,6 +143,8 @@ LUFactorEx lu_factor_ex(const Tensor& A) {
 }
 
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) {
+  if (auto c = detail::autocast_inputs(OpId::lu_solve, {&LU, &pivots, &B}))  // autocast: halves -> float32
+    return lu_solve((*c)[0], (*c)[1], (*c)[2]);
   const char* op = "lu_solve";
   la::check_floating(op, "LU", LU);
   la::check_floating(op, "B", B);
@@ -181,6 +192,7 @@ Inverted inv_impl(const Tensor& A) {
 }  // namespace
 
 Tensor inv(const Tensor& A) {
+  if (auto c = detail::autocast_inputs(OpId::inv, {&A})) return inv((*c)[0]);  // autocast: halves -> float32
   Inverted r = inv_impl(A);
   la::check_info("inv", r.info, A, A.ndim() > 2, la::singular_what,
                  "Use linalg::inv_ex to get info per matrix without an error.");
@@ -190,6 +202,7 @@ Tensor inv(const Tensor& A) {
 }
 
 InvEx inv_ex(const Tensor& A) {
+  if (auto c = detail::autocast_inputs(OpId::inv, {&A})) return inv_ex((*c)[0]);  // autocast: halves -> float32
   Inverted r = inv_impl(A);
   InvEx out{la::deliver(r.p, r.inv, A.dtype(), A.shape()), la::deliver(r.p, r.info, int32, la::leading(A.shape(), 2))};
   detail::record(r.p);

@@ -1,5 +1,6 @@
 // Linear algebra front ends: det, slogdet, cholesky, solve_triangular.
 #include "backend/cpu/linalg_host.h"
+#include "concord/amp.h"
 #include "ops/linalg_common.h"
 
 namespace concord::linalg {
@@ -29,6 +30,7 @@ HostLU host_lu(const char* op, OpId id, const Tensor& A) {
 }  // namespace
 
 Tensor det(const Tensor& A) {
+  if (auto c = detail::autocast_inputs(OpId::det, {&A})) return det((*c)[0]);  // autocast: halves -> float32
   HostLU r = host_lu("det", OpId::det, A);
   Tensor d = empty(Shape{r.f.count}, r.f.lu.dtype(), r.host);
   if (r.f.count > 0) detail::cpu::lu_det(r.f.lu, r.f.pivots, d);
@@ -38,6 +40,7 @@ Tensor det(const Tensor& A) {
 }
 
 SlogDet slogdet(const Tensor& A) {
+  if (auto c = detail::autocast_inputs(OpId::slogdet, {&A})) return slogdet((*c)[0]);  // autocast: halves -> float32
   HostLU r = host_lu("slogdet", OpId::slogdet, A);
   Tensor sign = empty(Shape{r.f.count}, r.f.lu.dtype(), r.host);
   Tensor logabs = empty(Shape{r.f.count}, r.f.lu.dtype(), r.host);
@@ -79,6 +82,8 @@ std::string not_pd_what(int32_t k) {
 }  // namespace
 
 Tensor cholesky(const Tensor& A, bool upper) {
+  if (auto c = detail::autocast_inputs(OpId::cholesky, {&A}))  // autocast: halves -> float32
+    return cholesky((*c)[0], upper);
   Factor r = cholesky_impl(A, upper);
   la::check_info("cholesky", r.info, A, A.ndim() > 2, not_pd_what,
                  "Use linalg::cholesky_ex to get info per matrix without an error.");
@@ -88,6 +93,8 @@ Tensor cholesky(const Tensor& A, bool upper) {
 }
 
 CholeskyEx cholesky_ex(const Tensor& A, bool upper) {
+  if (auto c = detail::autocast_inputs(OpId::cholesky, {&A}))  // autocast: halves -> float32
+    return cholesky_ex((*c)[0], upper);
   Factor r = cholesky_impl(A, upper);
   CholeskyEx out{la::deliver(r.p, r.out, A.dtype(), A.shape()),
                  la::deliver(r.p, r.info, int32, la::leading(A.shape(), 2))};
@@ -96,6 +103,8 @@ CholeskyEx cholesky_ex(const Tensor& A, bool upper) {
 }
 
 Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  if (auto c = detail::autocast_inputs(OpId::solve_triangular, {&A, &B}))  // autocast: halves -> float32
+    return solve_triangular((*c)[0], (*c)[1], upper, left, unitriangular);
   const char* op = "solve_triangular";
   la::check_floating(op, "A", A);
   la::check_floating(op, "B", B);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/linalg_host.h"
+#include "concord/amp.h"
 #include "ops/linalg_common.h"
 
 namespace concord::linalg {
@@ -155,10 +156,14 @@ Tensor matrix_norm_impl(const Tensor& A, double ord, bool nuc, const Dims& dims,
 }  // namespace
 
 Tensor vector_norm(const Tensor& x, double ord, Dims dims, bool keepdim) {
+  if (auto c = detail::autocast_inputs(OpId::vector_norm, {&x}))  // autocast: halves -> float32
+    return vector_norm((*c)[0], ord, dims, keepdim);
   return vector_norm_impl("vector_norm", OpId::vector_norm, x, ord, dims, keepdim);
 }
 
 Tensor matrix_norm(const Tensor& A, std::string_view ord, Dims dims, bool keepdim) {
+  if (auto c = detail::autocast_inputs(OpId::matrix_norm, {&A}))  // autocast: halves -> float32
+    return matrix_norm((*c)[0], ord, dims, keepdim);
   if (ord == "fro") {
     la::check_floating("matrix_norm", "A", A);
     const std::vector<bool> red = matrix_dims(A, dims);
@@ -173,6 +178,8 @@ Tensor matrix_norm(const Tensor& A, std::string_view ord, Dims dims, bool keepdi
 }
 
 Tensor matrix_norm(const Tensor& A, double ord, Dims dims, bool keepdim) {
+  if (auto c = detail::autocast_inputs(OpId::matrix_norm, {&A}))  // autocast: halves -> float32
+    return matrix_norm((*c)[0], ord, dims, keepdim);
   const double a = std::fabs(ord);
   if (!(a == 1 || a == 2 || std::isinf(a)))
     throw ValueError("[linalg.matrix_norm] ord = " + ord_str(ord) + " is not a matrix norm for " + la::desc(A) +

@@ -1,6 +1,8 @@
 // `concord ops`: the support matrix, generated from the dispatcher's own answer (concord::support).
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -32,10 +34,56 @@ const char* word(char l) {
   }
 }
 const char* kShort[] = {"b", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
+
+// What each autocast policy does to an op inside a scope.
+const char* autocast_effect(AutocastPolicy p) {
+  switch (p) {
+    case AutocastPolicy::lower: return "float32 inputs run in the lower dtype (float32 accumulation)";
+    case AutocastPolicy::float32: return "float16/bfloat16 inputs run in float32, result float32";
+    case AutocastPolicy::widest: return "inputs promote to the widest type (as outside a scope)";
+    default: return "unchanged";
+  }
+}
+
+// `concord ops --autocast`: the autocast table (concord::autocast_policy) and
+// each device's default lower dtype.
+int print_autocast(const OpsOptions& o, const std::vector<Device>& ds) {
+  if (o.json) {
+    nlohmann::json j;
+    for (const auto& d : ds) j["lower_dtype"][d.str()] = std::string(name(default_autocast_dtype(d)));
+    for (int i = 0; i < kNumOps; ++i) {
+      const OpId op = static_cast<OpId>(i);
+      j["ops"][std::string(op_name(op))] = std::string(name(autocast_policy(op)));
+    }
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  std::string lowers;
+  for (const auto& d : ds)
+    lowers += (lowers.empty() ? "" : ", ") + d.str() + " " + std::string(name(default_autocast_dtype(d)));
+  if (o.markdown) {
+    std::printf("Default lower dtype: %s. Ops given an explicit dtype and in-place copies are left alone.\n\n",
+                lowers.c_str());
+    std::printf("| op | family | policy | inside an autocast scope |\n|---|---|---|---|\n");
+  } else {
+    std::printf("autocast: default lower dtype %s\nops given an explicit dtype and in-place copies are left alone\n\n",
+                lowers.c_str());
+    std::printf("%-18s %-10s %-8s %s\n", "op", "family", "policy", "inside an autocast scope");
+  }
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    const AutocastPolicy p = autocast_policy(op);
+    const std::string n(op_name(op)), f(op_family(op)), pn(name(p));
+    if (o.markdown) std::printf("| %s | %s | %s | %s |\n", n.c_str(), f.c_str(), pn.c_str(), autocast_effect(p));
+    else std::printf("%-18s %-10s %-8s %s\n", n.c_str(), f.c_str(), pn.c_str(), autocast_effect(p));
+  }
+  return 0;
+}
 }  // namespace
 
 int cmd_ops(const OpsOptions& o) {
   const auto ds = devices();
+  if (o.autocast) return print_autocast(o, ds);
   if (o.json) {
     nlohmann::json j;
     for (int i = 0; i < kNumOps; ++i) {

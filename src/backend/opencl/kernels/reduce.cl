@@ -1,0 +1,329 @@
+// Reductions, argmax/argmin, softmax and cumsum (host side: reduce.cpp).
+//
+// Evaluation order, identical to the CPU engine (src/backend/cpu/reduce_impl.h)
+// so that results are the same bits on both: the n reduced elements of one
+// output, in row-major order, are cut into blocks of RED_BLOCK elements; in a
+// block, element i goes to lane i % RED_LANES and lanes accumulate in
+// increasing i; lanes combine as a tree (l += l + w, w = 8, 4, 2, 1); block
+// results combine by recursive halving (left half = floor(nb / 2) blocks).
+// Two layouts evaluate that same order: red_rows (one work-item per output,
+// everything serial) and red_blocks + red_combine (one 16-item work-group per
+// block, then one work-item per output over the block results).
+//
+// Options: -DXS=<x dtype suffix> -DOS=<out dtype suffix> and one of
+//   -DRED=<RED_*> -DACC=<accumulator type> -DAS=<its dtype suffix, for cvt>
+//   -DARG_MAX=0|1 -DARG_FLOAT=0|1              (argmax / argmin)
+//   -DSCAN=1 -DACC -DAS -DSCAN_ULONG=0|1       (softmax pass 3, cumsum)
+// Reductions also get -DRED_FLOAT=0|1, -DRED_ULONG=0|1 (integer sums in ulong)
+// and, for integer max/min, -DRED_LOWEST / -DRED_HIGHEST.
+// Geometries: kg walks the outputs (kept dims), rg the reduced dims of one
+// output (offset 0); both are coalesced on the host like the CPU's.
+
+// common.cl's ST(X), CVT(D, S), ... paste their arguments unexpanded: these
+// spellings expand XS / OS / AS first.
+#define E_ST(X) ST(X)
+#define E_CT(X) CT(X)
+#define E_LOAD(X) LOAD(X)
+#define E_CVT(D, S) CVT(D, S)
+
+#define RED_BLOCK 4096
+#define RED_LANES 16
+
+// Element offset of reduced element i (rg has offset 0).
+static inline long red_off(Geom rg, long i) {
+  if (rg.ndim == 0) return 0;
+  if (rg.ndim == 1) return i * rg.strides[MAX_DIMS - 1];
+  return geom_offset(rg, i);
+}
+
+#define XLOAD(p, off) E_LOAD(XS)(p, off)
+typedef E_CT(XS) val_t;
+
+// ============================================================== reductions
+#ifdef RED
+#define RED_SUM 1
+#define RED_PROD 2
+#define RED_MAX 3
+#define RED_MIN 4
+#define RED_ABSMAX 5
+#define RED_ABSSUM 6
+#define RED_SQSUM 7
+#define RED_SQDEV 8
+#define RED_EXPSUM 9
+#define RED_ALL 10
+#define RED_ANY 11
+
+typedef ACC acc_t;
+
+#if RED == RED_SUM || RED == RED_ABSSUM || RED == RED_SQSUM || RED == RED_SQDEV || RED == RED_EXPSUM
+// -0.0 so that a lane holding a single -0.0 keeps its sign.
+#define IDENT ((acc_t)(-0.0))
+#define COMB(a, b) ((a) + (b))
+#elif RED == RED_PROD
+#define IDENT ((acc_t)1)
+#define COMB(a, b) ((a) * (b))
+#elif RED == RED_MAX || RED == RED_ABSMAX
+#define COMB(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+#elif RED == RED_MIN
+#define COMB(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#elif RED == RED_ALL
+#define IDENT ((acc_t)1)
+#define COMB(a, b) ((a) & (b))
+#elif RED == RED_ANY
+#define IDENT ((acc_t)0)
+#define COMB(a, b) ((a) | (b))
+#endif
+
+#if RED == RED_ABSMAX
+#define IDENT ((acc_t)0)
+#elif (RED == RED_MAX || RED == RED_MIN) && RED_FLOAT
+#define IDENT (RED == RED_MAX ? (acc_t)(-INFINITY) : (acc_t)INFINITY)
+#elif RED == RED_MAX || RED == RED_MIN
+#define IDENT (RED == RED_MAX ? (acc_t)RED_LOWEST : (acc_t)RED_HIGHEST)
+#endif
+
+// map(v, p): the value an element contributes (p: the output's parameter).
+static inline acc_t red_map(val_t v, acc_t p) {
+#if RED == RED_SUM || RED == RED_PROD || RED == RED_MAX || RED == RED_MIN
+  return (acc_t)v;
+#elif RED == RED_ABSMAX || RED == RED_ABSSUM
+  return fabs((acc_t)v);
+#elif RED == RED_SQSUM
+  const acc_t a = (acc_t)v;
+  return a * a;
+#elif RED == RED_SQDEV
+  const acc_t d = (acc_t)v - p;
+  return d * d;
+#elif RED == RED_EXPSUM
+  return exp((acc_t)v - p);
+#else
+  return v != (val_t)0 ? (acc_t)1 : (acc_t)0;
+#endif
+}
+
+// One block, serially: lane l takes elements l, l + 16, ...; then the lane tree.
+static inline acc_t red_block(__global const E_ST(XS)* x, long base, Geom rg, long i0, long len, acc_t p) {
+  acc_t acc[RED_LANES];
+  for (int l = 0; l < RED_LANES; ++l) acc[l] = IDENT;
+  long i = 0;
+  for (; i + RED_LANES <= len; i += RED_LANES)
+    for (int l = 0; l < RED_LANES; ++l)
+      acc[l] = COMB(acc[l], red_map(XLOAD(x, base + red_off(rg, i0 + i + l)), p));
+  for (int l = 0; i < len; ++i, ++l) acc[l] = COMB(acc[l], red_map(XLOAD(x, base + red_off(rg, i0 + i)), p));
+  for (int w = RED_LANES / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] = COMB(acc[l], acc[l + w]);
+  return acc[0];
+}
+
+// The nb block results of one output combined by recursive halving, evaluated
+// with an explicit stack (post-order). Leaves come from `part` when non-null,
+// else are computed with red_block.
+static inline acc_t red_tree(long nb, __global const acc_t* part, __global const E_ST(XS)* x, long base,
+                             Geom rg, long n, acc_t p) {
+  long fs[64], fl[64];
+  int st[64];
+  acc_t vals[64];
+  int sp = 0, vp = 0;
+  fs[0] = 0, fl[0] = nb, st[0] = 0, sp = 1;
+  while (sp > 0) {
+    const int t = sp - 1;
+    if (fl[t] == 1) {
+      const long b = fs[t];
+      vals[vp++] = part ? part[b] : red_block(x, base, rg, b * RED_BLOCK, min((long)RED_BLOCK, n - b * RED_BLOCK), p);
+      --sp;
+    } else if (st[t] == 0) {
+      st[t] = 1;
+      fs[sp] = fs[t], fl[sp] = fl[t] / 2, st[sp] = 0, ++sp;
+    } else if (st[t] == 1) {
+      st[t] = 2;
+      fs[sp] = fs[t] + fl[t] / 2, fl[sp] = fl[t] - fl[t] / 2, st[sp] = 0, ++sp;
+    } else {
+      const acc_t r = vals[--vp];
+      const acc_t l = vals[--vp];
+      vals[vp++] = COMB(l, r);
+      --sp;
+    }
+  }
+  return vals[0];
+}
+
+// What happens to the combined value before the store (all in the accumulator type).
+#define POST_NONE 0
+#define POST_DIV 1        // a / div            (mean, var)
+#define POST_DIV_SQRT 2   // sqrt(a / div)      (std)
+#define POST_SQRT 3       // sqrt(a)            (2-norm)
+#define POST_ADD_LOG 4    // p + log(a)         (logsumexp)
+#define POST_LOG 5        // log(a)             (log_softmax's denominator)
+#define POST_FINITE 6     // isinf(a) ? 0 : a   (logsumexp's shift)
+
+static inline acc_t red_post(acc_t a, int post, long div, acc_t p) {
+#if RED_FLOAT
+  switch (post) {
+    case POST_DIV: return a / (acc_t)div;
+    case POST_DIV_SQRT: return sqrt(a / (acc_t)div);
+    case POST_SQRT: return sqrt(a);
+    case POST_ADD_LOG: return p + log(a);
+    case POST_LOG: return log(a);
+    case POST_FINITE: return isinf(a) ? (acc_t)0 : a;
+    default: return a;
+  }
+#else
+  return a;
+#endif
+}
+
+// The accumulator as an out element (the conversions of convert.h). Integer
+// sums accumulate in ulong (wrap-around) and convert as int64.
+#if RED_ULONG
+#define RED_STORE(a) E_CVT(OS, AS)((long)(a))
+#else
+#define RED_STORE(a) E_CVT(OS, AS)(a)
+#endif
+
+// One work-item per output: the whole order serially.
+__kernel void red_rows(__global const E_ST(XS)* x, Geom kg, Geom rg, long nout, long n,
+                       __global const acc_t* params, int post, long div, __global E_ST(OS)* out, long oo) {
+  const long o = get_global_id(0);
+  if (o >= nout) return;
+  const acc_t p = params ? params[o] : (acc_t)0;
+  const long nb = (n + RED_BLOCK - 1) / RED_BLOCK;
+  const acc_t a = red_tree(nb, 0, x, geom_offset(kg, o), rg, n, p);
+  out[oo + o] = RED_STORE(red_post(a, post, div, p));
+}
+
+// One 16-item work-group per (output, block): partial[o * nb + b].
+__kernel __attribute__((reqd_work_group_size(RED_LANES, 1, 1)))
+void red_blocks(__global const E_ST(XS)* x, Geom kg, Geom rg, long n, long nb,
+                __global const acc_t* params, __global acc_t* partial) {
+  __local acc_t lanes[RED_LANES];
+  const long g = get_group_id(0);
+  const int l = get_local_id(0);
+  const long o = g / nb, b = g - o * nb;
+  const long base = geom_offset(kg, o);
+  const acc_t p = params ? params[o] : (acc_t)0;
+  const long i0 = b * RED_BLOCK, len = min((long)RED_BLOCK, n - i0);
+  acc_t acc = IDENT;
+  for (long i = l; i < len; i += RED_LANES) acc = COMB(acc, red_map(XLOAD(x, base + red_off(rg, i0 + i)), p));
+  lanes[l] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = RED_LANES / 2; w >= 1; w /= 2) {
+    if (l < w) lanes[l] = COMB(lanes[l], lanes[l + w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) partial[g] = lanes[0];
+}
+
+// One work-item per output over its nb block results.
+__kernel void red_combine(__global const acc_t* partial, long nout, long nb, __global const acc_t* params,
+                          int post, long div, __global E_ST(OS)* out, long oo) {
+  const long o = get_global_id(0);
+  if (o >= nout) return;
+  const acc_t p = params ? params[o] : (acc_t)0;
+  Geom none;
+  none.ndim = 0;
+  const acc_t a = red_tree(nb, partial + o * nb, 0, 0, none, 0, p);
+  out[oo + o] = RED_STORE(red_post(a, post, div, p));
+}
+#endif  // RED
+
+// ============================================================== argmax / argmin
+#ifdef ARG_MAX
+#if ARG_FLOAT
+#define ARG_NAN(v) isnan(v)
+#else
+#define ARG_NAN(v) 0
+#endif
+// cand beats cur (cur seen first): NaN beats everything after it, then strict order.
+static inline int arg_better(val_t cand, val_t cur) {
+  if (ARG_NAN(cur)) return 0;
+  if (ARG_NAN(cand)) return 1;
+  return ARG_MAX ? cand > cur : cand < cur;
+}
+
+// Either of two candidates, whichever the sequential scan would have kept:
+// arg_better, and the lower index among equals. Returns 1 to take b.
+static inline int arg_take_b(val_t va, long ia, val_t vb, long ib) {
+  if (ib < 0) return 0;
+  if (ia < 0) return 1;
+  if (ib < ia) return !arg_better(va, vb);
+  return arg_better(vb, va);
+}
+
+__kernel void arg_rows(__global const E_ST(XS)* x, Geom kg, long rs, long nout, long n, __global long* out, long oo) {
+  const long o = get_global_id(0);
+  if (o >= nout) return;
+  const long base = geom_offset(kg, o);
+  val_t best = XLOAD(x, base);
+  long bi = 0;
+  for (long i = 1; i < n; ++i) {
+    const val_t v = XLOAD(x, base + i * rs);
+    if (arg_better(v, best)) best = v, bi = i;
+  }
+  out[oo + o] = bi;
+}
+
+// One work-group of ARG_GROUP items per output: strided scans, then a tree.
+#define ARG_GROUP 64
+__kernel __attribute__((reqd_work_group_size(ARG_GROUP, 1, 1)))
+void arg_groups(__global const E_ST(XS)* x, Geom kg, long rs, long n, __global long* out, long oo) {
+  __local val_t bv[ARG_GROUP];
+  __local long bidx[ARG_GROUP];
+  const long o = get_group_id(0);
+  const int l = get_local_id(0);
+  const long base = geom_offset(kg, o);
+  val_t best = 0;
+  long bi = -1;
+  for (long i = l; i < n; i += ARG_GROUP) {
+    const val_t v = XLOAD(x, base + i * rs);
+    if (bi < 0 || arg_better(v, best)) best = v, bi = i;
+  }
+  bv[l] = best;
+  bidx[l] = bi;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
+    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) out[oo + o] = bidx[0];
+}
+#endif  // ARG_MAX
+
+// ============================================================== softmax, cumsum
+#ifdef SCAN
+typedef ACC acc_t;
+#if SCAN_ULONG
+#define SCAN_ZERO ((acc_t)0)
+#define SCAN_STORE(a) E_CVT(OS, AS)((long)(a))
+#else
+#define SCAN_ZERO ((acc_t)(-0.0))  // a lone -0.0 keeps its sign, as on the CPU
+#define SCAN_STORE(a) E_CVT(OS, AS)(a)
+#endif
+
+#if !SCAN_ULONG
+// softmax pass 3: out = exp(x - m) / s, or (x - m) - s for log_softmax (s = log of
+// the sum there). Elements in (output, reduced) order; out has the same split.
+__kernel void softmax_out(__global const E_ST(XS)* x, Geom kg, Geom rg, Geom okg, Geom org, long n, long total,
+                          __global const acc_t* m, __global const acc_t* s, int is_log, __global E_ST(OS)* out) {
+  const long t = get_global_id(0);
+  if (t >= total) return;
+  const long o = t / n, i = t - o * n;
+  const acc_t d = (acc_t)XLOAD(x, geom_offset(kg, o) + red_off(rg, i)) - m[o];
+  const acc_t r = is_log ? d - s[o] : exp(d) / s[o];
+  out[geom_offset(okg, o) + red_off(org, i)] = E_CVT(OS, AS)(r);
+}
+#endif
+
+// cumsum: one work-item per line, sequential in the accumulator type (ulong,
+// wrapping, for integers), rounded to out at every step.
+__kernel void cumsum_rows(__global const E_ST(XS)* x, Geom kg, long xs, Geom okg, long os, long nout, long n,
+                          __global E_ST(OS)* out) {
+  const long o = get_global_id(0);
+  if (o >= nout) return;
+  const long xb = geom_offset(kg, o), ob = geom_offset(okg, o);
+  acc_t acc = SCAN_ZERO;
+  for (long i = 0; i < n; ++i) {
+    acc += (acc_t)XLOAD(x, xb + i * xs);
+    out[ob + i * os] = SCAN_STORE(acc);
+  }
+}
+#endif  // SCAN
