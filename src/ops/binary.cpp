@@ -1,4 +1,5 @@
 // Front ends of the binary elementwise ops, where, and the operators.
+#include "concord/amp.h"
 #include "concord/creation.h"
 #include "concord/ops.h"
 #include "ops/elementwise_common.h"
@@ -20,13 +21,18 @@ Tensor binary_op(OpId op, Kind kind, const Operand& a, const Operand& b) {
   const Device device = detail::operands_device(opn, {&a, &b});
   Dtype t = detail::result_type({&a, &b});
   if (kind == Kind::floating && !is_floating(t)) t = float32;
-  const Shape shape = detail::broadcast_operands(opn, {&a, &b}, device);
+  t = detail::autocast_dtype(op, device, t);
+  // Small ops are dominated by this function: inputs that are already what the
+  // kernel needs are passed by reference (no Tensor or Shape copies).
+  Shape shape_store;
+  const Shape& shape = detail::broadcast_shape_ref(opn, a, b, device, shape_store);
   Plan p = detail::plan_lazy(op, device, t, [&] { return detail::describe_all({&a, &b}); });
-  const Tensor ia = detail::kernel_input(p, a, shape);
-  const Tensor ib = detail::kernel_input(p, b, shape);
+  Tensor sa, sb;
+  const Tensor& ia = detail::kernel_input_ref(p, a, shape, sa);
+  const Tensor& ib = detail::kernel_input_ref(p, b, shape, sb);
   Tensor out = empty(shape, kind == Kind::compare ? bool_ : p.compute, p.exec);
   if (out.numel() > 0) p.backend->binary(op, ia, ib, out);
-  out = detail::finish_output(p, out);
+  if (p.exec != p.device) out = detail::finish_output(p, out);
   detail::record(p);
   return out;
 }

@@ -121,4 +121,25 @@ inline Tensor kernel_input(const Plan& p, const Operand& o, const Shape& shape) 
   return expand_to(prepare_input(p, o.tensor()), shape);
 }
 
+// kernel_input without a copy when the operand already is the kernel input
+// (the common case): a reference to the operand's tensor, else to `store`,
+// which then holds the converted/broadcast input.
+inline const Tensor& kernel_input_ref(const Plan& p, const Operand& o, const Shape& shape, Tensor& store) {
+  if (o.is_tensor()) {
+    const Tensor& t = o.tensor();
+    if (t.dtype() == p.compute && (&t.shape() == &shape || t.shape() == shape) && t.device() == p.exec) return t;
+  }
+  store = kernel_input(p, o, shape);
+  return store;
+}
+
+// The shape the operands broadcast to, without building a new Shape when
+// both are tensors of one shape (then it is a's). `store` holds any new shape.
+inline const Shape& broadcast_shape_ref(const char* op, const Operand& a, const Operand& b, const Device& device,
+                                        Shape& store) {
+  if (a.is_tensor() && b.is_tensor() && a.tensor().shape() == b.tensor().shape()) return a.tensor().shape();
+  store = broadcast_operands(op, {&a, &b}, device);
+  return store;
+}
+
 }  // namespace concord::detail

@@ -1,4 +1,5 @@
 // Front ends of the unary elementwise ops, clamp and cast.
+#include "concord/amp.h"
 #include "concord/creation.h"
 #include "concord/ops.h"
 #include "ops/elementwise_common.h"
@@ -19,11 +20,15 @@ Tensor unary_op(OpId op, Kind kind, const Tensor& x) {
   const Device device = x.device();
   Dtype t = x.dtype();
   if (kind == Kind::floating && !is_floating(t)) t = float32;
+  t = detail::autocast_dtype(op, device, t);
   Plan p = detail::plan_lazy(op, device, t, [&] { return detail::describe(x); });
-  const Tensor in = detail::prepare_input(p, x);
+  Tensor converted;
+  const bool as_is = x.dtype() == p.compute && device == p.exec;  // no copy of x for the common case
+  if (!as_is) converted = detail::prepare_input(p, x);
+  const Tensor& in = as_is ? x : converted;
   Tensor out = empty(x.shape(), kind == Kind::predicate ? bool_ : p.compute, p.exec);
   if (out.numel() > 0) p.backend->unary(op, in, out);
-  out = detail::finish_output(p, out);
+  if (p.exec != p.device) out = detail::finish_output(p, out);
   detail::record(p);
   return out;
 }

@@ -2,16 +2,18 @@
 //
 // a and b arrive in the compute dtype, possibly as stride-0 broadcast views.
 // Runs where both inputs are contiguous, or one is contiguous and the other a
-// single broadcast value, are plain `#pragma omp simd` loops over typed
-// pointers; float16/bfloat16 are widened to float in blocks, computed in
-// float32 and rounded once on store. Integer arithmetic wraps around (two's
-// complement) without signed-overflow UB.
+// single broadcast value, go to the vectorised kernels of vec_math.h for
+// float32/float16/bfloat16 arithmetic (halves converted in registers), and
+// are plain `#pragma omp simd` loops over typed pointers otherwise.
+// float16/bfloat16 are computed in float32 and rounded once on store. Integer
+// arithmetic wraps around (two's complement) without signed-overflow UB.
 #include <cmath>
 #include <type_traits>
 
 #include "backend/cpu/convert.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/loops.h"
+#include "backend/cpu/vec_math.h"
 
 namespace concord::detail::cpu {
 
@@ -56,17 +58,33 @@ void half_run(Out* o, const T* x, const T* y, int xs, int ys, int64_t n, F f) {
   }
 }
 
-// out[i] = f(a[i], b[i]); f maps (C<T>, C<T>) to C<Out>.
+// The vectorised kernels (vec_math.h) cover float32 and the halves.
+template <class T> constexpr bool kVecType = std::is_same_v<T, float> || is_half_v<T>;
+template <class T> constexpr vec::Ty vec_ty() {
+  return std::is_same_v<T, float> ? vec::Ty::f32 : std::is_same_v<T, float16_t> ? vec::Ty::f16 : vec::Ty::bf16;
+}
+
+// out[i] = f(a[i], b[i]); f maps (C<T>, C<T>) to C<Out>. vop names the same
+// operation for the vectorised kernels (kNoVec when they do not have it); they
+// compute exactly what f does, so which one runs never changes a result.
+constexpr int kNoVec = -1;
 template <class Out, class T, class F>
-void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
+void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kNoVec) {
   Iter it({&out, &a, &b});
-  for_each(it, [f](char* const* p, const int64_t* s, int64_t n) {
+  const vec::Kernels* vk = nullptr;
+  if constexpr (kVecType<T> && std::is_same_v<Out, T>) {
+    if (vop != kNoVec) vk = &vec::kernels();
+  }
+  for_each(it, [f, vk, vop](char* const* p, const int64_t* s, int64_t n) {
     Out* __restrict o = reinterpret_cast<Out*>(p[0]);
     const T* __restrict x = reinterpret_cast<const T*>(p[1]);
     const T* __restrict y = reinterpret_cast<const T*>(p[2]);
     constexpr int64_t so = sizeof(Out), st = sizeof(T);
     if (s[0] == so && (s[1] == st || s[1] == 0) && (s[2] == st || s[2] == 0)) {
       const int xs = s[1] != 0, ys = s[2] != 0;
+      if constexpr (kVecType<T> && std::is_same_v<Out, T>) {
+        if (vk) return vk->binary(static_cast<vec::BinOp>(vop), vec_ty<T>(), o, x, y, xs, ys, n);
+      }
       if constexpr (is_half_v<T>) {
         if (xs || ys) return half_run(o, x, y, xs, ys, n, f);
       } else if (xs && ys) {
@@ -176,6 +194,7 @@ template <class T>
 void binary_typed(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) {
   constexpr bool kBool = std::is_same_v<T, bool>;
   constexpr bool kFloat = std::is_floating_point_v<C<T>>;
+  auto vop = [](vec::BinOp o) { return kVecType<T> ? static_cast<int>(o) : kNoVec; };
   switch (op) {
     case OpId::eq: return map2<bool, T>(a, b, out, Eq{});
     case OpId::ne: return map2<bool, T>(a, b, out, Ne{});
@@ -186,15 +205,15 @@ void binary_typed(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) 
     case OpId::logical_and: return map2<bool, T>(a, b, out, LogicalAnd{});
     case OpId::logical_or: return map2<bool, T>(a, b, out, LogicalOr{});
     case OpId::logical_xor: return map2<bool, T>(a, b, out, LogicalXor{});
-    case OpId::add: return map2<T, T>(a, b, out, Add{});
-    case OpId::mul: return map2<T, T>(a, b, out, Mul{});
-    case OpId::maximum: return map2<T, T>(a, b, out, Maximum{});
-    case OpId::minimum: return map2<T, T>(a, b, out, Minimum{});
+    case OpId::add: return map2<T, T>(a, b, out, Add{}, vop(vec::BinOp::add));
+    case OpId::mul: return map2<T, T>(a, b, out, Mul{}, vop(vec::BinOp::mul));
+    case OpId::maximum: return map2<T, T>(a, b, out, Maximum{}, vop(vec::BinOp::maximum));
+    case OpId::minimum: return map2<T, T>(a, b, out, Minimum{}, vop(vec::BinOp::minimum));
     default: break;
   }
   if constexpr (!kBool) {
     switch (op) {
-      case OpId::sub: return map2<T, T>(a, b, out, Sub{});
+      case OpId::sub: return map2<T, T>(a, b, out, Sub{}, vop(vec::BinOp::sub));
       case OpId::pow: return map2<T, T>(a, b, out, Pow{});
       case OpId::remainder: return map2<T, T>(a, b, out, Remainder{});
       default: break;
@@ -202,7 +221,7 @@ void binary_typed(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) 
   }
   if constexpr (kFloat) {
     switch (op) {
-      case OpId::div: return map2<T, T>(a, b, out, Div{});
+      case OpId::div: return map2<T, T>(a, b, out, Div{}, vop(vec::BinOp::div));
       case OpId::atan2: return map2<T, T>(a, b, out, Atan2{});
       default: break;
     }

@@ -78,11 +78,19 @@ inline Iter::Iter(std::initializer_list<const Tensor*> ts) {
 // Calls fn for the elements [begin, end) in row-major order of the coalesced shape.
 template <class F>
 void for_range(const Iter& it, int64_t begin, int64_t end, F&& fn) {
+  char* ptrs[kMaxOps];
+  int64_t inner[kMaxOps];
+  if (it.ndim == 1) {  // one run (every contiguous tensor): no index bookkeeping
+    for (int k = 0; k < it.nops; ++k) {
+      inner[k] = it.strides[0][k];
+      ptrs[k] = it.base[k] + begin * inner[k];
+    }
+    fn(static_cast<char* const*>(ptrs), static_cast<const int64_t*>(inner), end - begin);
+    return;
+  }
   int64_t idx[kMaxDims] = {0};
   int64_t rem = begin;
   for (int d = 0; d < it.ndim; ++d) { idx[d] = rem % it.shape[d]; rem /= it.shape[d]; }
-  char* ptrs[kMaxOps];
-  int64_t inner[kMaxOps];
   for (int k = 0; k < it.nops; ++k) inner[k] = it.strides[0][k];
   int64_t pos = begin;
   while (pos < end) {
@@ -103,11 +111,9 @@ template <class F>
 void for_each(const Iter& it, F&& fn, int64_t grain = kParallelGrain) {
   const int64_t n = it.numel;
   if (n == 0) return;
+  if (n < grain) return for_range(it, 0, n, fn);  // small: not even a call into OpenMP
   const int threads = omp_get_max_threads();
-  if (n < grain || threads <= 1 || omp_in_parallel()) {
-    for_range(it, 0, n, fn);
-    return;
-  }
+  if (threads <= 1 || omp_in_parallel()) return for_range(it, 0, n, fn);
   const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {

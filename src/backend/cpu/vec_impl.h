@@ -1,0 +1,401 @@
+// The body of the vectorised kernels declared in vec_math.h, included once per
+// ISA by vec_generic.cpp / vec_avx2.cpp / vec_avx512.cpp with:
+//   VEC_NS     namespace for this ISA (everything here lives in it, so the
+//              copies built with different flags never merge at link time)
+//   VEC_W      float lanes per vector (4 SSE2, 8 AVX2, 16 AVX-512)
+//   VEC_F16C   1 to convert float16 with the F16C instructions
+//   VEC_ISA / VEC_NAME / VEC_TABLE   the table this file defines
+//
+// Written with GCC vector extensions: the compiler maps the W-lane types to the
+// ISA's registers (a 16-double vector is two AVX-512 registers). Only plain
+// IEEE operations are used, in a fixed order and without FMA, so every ISA
+// computes the same bits. Compares and selects stay on float32 or integer
+// lanes (GCC scalarises selects on double vectors wider than a register). No
+// inline function or template from outside this namespace is instantiated
+// here (it could be merged with a copy built for another ISA).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "backend/cpu/vec_math.h"
+
+// Vector types wider than the baseline ABI only cross internal functions here;
+// GCC 12's F16C/AVX-512 conversion intrinsics trip a false uninitialised warning.
+#pragma GCC diagnostic ignored "-Wpsabi"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace concord::detail::cpu::vec::VEC_NS {
+namespace {
+
+#define VEC_INLINE inline __attribute__((always_inline))
+
+constexpr int W = VEC_W;
+typedef float vf __attribute__((vector_size(4 * W)));
+typedef double vd __attribute__((vector_size(8 * W)));
+typedef int32_t vi __attribute__((vector_size(4 * W)));
+typedef uint32_t vu __attribute__((vector_size(4 * W)));
+typedef uint64_t vq __attribute__((vector_size(8 * W)));
+typedef uint16_t vh __attribute__((vector_size(2 * W)));
+
+template <class V, class T> VEC_INLINE V load(const T* p) { V v; std::memcpy(&v, p, sizeof v); return v; }
+template <class V, class T> VEC_INLINE void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+template <class V, class S> VEC_INLINE V splat(S s) {
+  V v;
+  for (int j = 0; j < W; ++j) v[j] = s;
+  return v;
+}
+template <class To, class From> VEC_INLINE To as(const From& v) { return __builtin_bit_cast(To, v); }
+
+// ---------------- float16 / bfloat16 <-> float32 ----------------
+
+// float16 bits -> float32, as f16_bits_to_f32 in concord/half.h (but NaNs come out quiet).
+VEC_INLINE vf f16_to_f32(vh h16) {
+#if VEC_F16C && VEC_W == 8
+  return as<vf>(_mm256_cvtph_ps(as<__m128i>(h16)));
+#elif VEC_F16C && VEC_W == 16
+  return as<vf>(_mm512_cvtph_ps(as<__m256i>(h16)));
+#else
+  const vu h = __builtin_convertvector(h16, vu);
+  const vu sign = (h & 0x8000u) << 16;
+  const vu e = (h >> 10) & 0x1fu;
+  const vu mant = h & 0x3ffu;
+  const vu normal = sign | ((e + 112u) << 23) | (mant << 13);
+  // A signalling NaN comes out quiet, as from the F16C instruction.
+  const vu infnan = sign | 0x7f800000u | (mant << 13) | (as<vu>(mant != 0u) & 0x400000u);
+  const vf sub = __builtin_convertvector(mant, vf) * 5.9604644775390625e-8f;  // mant * 2^-24, exact
+  const vu subb = as<vu>(sub) | sign;
+  const vi is_inf = as<vi>(e == 0x1fu), is_zero = as<vi>(e == 0u);
+  return as<vf>(is_inf ? infnan : is_zero ? subb : normal);
+#endif
+}
+
+// float32 -> float16 bits, round to nearest even, as f32_to_f16_bits.
+VEC_INLINE vh f32_to_f16(vf f) {
+#if VEC_F16C && VEC_W == 8
+  return as<vh>(_mm256_cvtps_ph(as<__m256>(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#elif VEC_F16C && VEC_W == 16
+  return as<vh>(_mm512_cvtps_ph(as<__m512>(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+  const vi x = as<vi>(f);
+  const vi sign = (x >> 16) & 0x8000;
+  const vi ax = x & 0x7fffffff;
+  const vi nan_bits = ax > 0x7f800000 ? (0x200 | ((ax >> 13) & 0x3ff)) : splat<vi>(0);
+  const vi infnan = sign | 0x7c00 | nan_bits;
+  const vi overflow = sign | 0x7c00;
+  // Below 2^-14: adding 0.5 makes the float adder round at 2^-24 granularity.
+  const vf sv = as<vf>(ax) + 0.5f;
+  const vi sub = sign | (as<vi>(sv) - 0x3f000000);
+  const vu axu = as<vu>(ax);
+  const vi normal = sign | as<vi>((axu + 0xc8000fffu + ((axu >> 13) & 1u)) >> 13);
+  const vi r = ax >= 0x7f800000 ? infnan : ax >= 0x477ff000 ? overflow : ax < 0x38800000 ? sub : normal;
+  return __builtin_convertvector(r, vh);
+#endif
+}
+
+// Widening and narrowing of 16-bit lanes, one instruction where the ISA has it.
+VEC_INLINE vu widen_u16(vh h) {
+#if VEC_W == 16
+  return as<vu>(_mm512_cvtepu16_epi32(as<__m256i>(h)));
+#elif VEC_W == 8
+  return as<vu>(_mm256_cvtepu16_epi32(as<__m128i>(h)));
+#else
+  return __builtin_convertvector(h, vu);
+#endif
+}
+VEC_INLINE vh narrow_u16(vu v) {  // every lane < 65536
+#if VEC_W == 16
+  return as<vh>(_mm512_cvtepi32_epi16(as<__m512i>(v)));
+#elif VEC_W == 8
+  const __m256i w = as<__m256i>(v);
+  return as<vh>(_mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+#else
+  return __builtin_convertvector(v, vh);
+#endif
+}
+
+VEC_INLINE vf bf16_to_f32(vh h) { return as<vf>(widen_u16(h) << 16); }
+
+// float32 -> bfloat16 bits, round to nearest even, NaN stays quiet NaN; as f32_to_bf16_bits.
+VEC_INLINE vh f32_to_bf16(vf f) {
+  const vu x = as<vu>(f);
+  const vi is_nan = as<vi>(x & 0x7fffffffu) > 0x7f800000;
+  const vu r = is_nan ? ((x >> 16) | 0x40u) : ((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  return narrow_u16(r);
+}
+
+// Outputs of this many bytes and more are written with non-temporal stores:
+// they cannot stay in cache anyway, and skipping the read-for-ownership of
+// every output line saves a quarter of the memory traffic of a binary op.
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
+
+template <class V, class T> VEC_INLINE void store_nt(T* p, V v) {
+#if VEC_W == 16
+  if constexpr (sizeof(V) == 64) return _mm512_stream_si512(reinterpret_cast<__m512i*>(p), as<__m512i>(v));
+#endif
+#if VEC_W >= 8
+  if constexpr (sizeof(V) == 32) return _mm256_stream_si256(reinterpret_cast<__m256i*>(p), as<__m256i>(v));
+#endif
+  if constexpr (sizeof(V) == 16) return _mm_stream_si128(reinterpret_cast<__m128i*>(p), as<__m128i>(v));
+  store(p, v);
+}
+
+// Loads and stores of W elements of each storage type, as float32 lanes.
+template <Ty T> struct Io;
+template <> struct Io<Ty::f32> {
+  using E = float;
+  VEC_INLINE static vf get(const E* p) { return load<vf>(p); }
+  VEC_INLINE static void put(E* p, vf v) { store(p, v); }
+  VEC_INLINE static void put_nt(E* p, vf v) { store_nt(p, v); }
+};
+template <> struct Io<Ty::f16> {
+  using E = uint16_t;
+  VEC_INLINE static vf get(const E* p) { return f16_to_f32(load<vh>(p)); }
+  VEC_INLINE static void put(E* p, vf v) { store(p, f32_to_f16(v)); }
+  VEC_INLINE static void put_nt(E* p, vf v) { store_nt(p, f32_to_f16(v)); }
+};
+template <> struct Io<Ty::bf16> {
+  using E = uint16_t;
+  VEC_INLINE static vf get(const E* p) { return bf16_to_f32(load<vh>(p)); }
+  VEC_INLINE static void put(E* p, vf v) { store(p, f32_to_bf16(v)); }
+  VEC_INLINE static void put_nt(E* p, vf v) { store_nt(p, f32_to_bf16(v)); }
+};
+
+// ---------------- binary ----------------
+
+struct Add { VEC_INLINE static vf f(vf x, vf y) { return x + y; } };
+struct Sub { VEC_INLINE static vf f(vf x, vf y) { return x - y; } };
+struct Mul { VEC_INLINE static vf f(vf x, vf y) { return x * y; } };
+struct Div { VEC_INLINE static vf f(vf x, vf y) { return x / y; } };
+// As the scalar kernels: NaN in either operand propagates.
+struct Max { VEC_INLINE static vf f(vf x, vf y) { return ((x < y) | (y != y)) ? y : x; } };
+struct Min { VEC_INLINE static vf f(vf x, vf y) { return ((y < x) | (y != y)) ? y : x; } };
+
+template <Ty T, class Op, bool XS, bool YS>
+void binary_run(void* out, const void* xp, const void* yp, int64_t n) {
+  using E = typename Io<T>::E;
+  if (n <= 0) return;
+  E* o = static_cast<E*>(out);
+  const E* x = static_cast<const E*>(xp);
+  const E* y = static_cast<const E*>(yp);
+  E x1[W], y1[W];
+  for (int j = 0; j < W; ++j) { x1[j] = x[0]; y1[j] = y[0]; }
+  const vf xb = Io<T>::get(x1), yb = Io<T>::get(y1);
+  // Elements [i, i + m), m < W: padded to one whole vector.
+  auto partial = [&](int64_t i, int64_t m) {
+    E xt[W] = {}, yt[W] = {}, ot[W];
+    if (XS) std::memcpy(xt, x + i, m * sizeof(E));
+    if (YS) std::memcpy(yt, y + i, m * sizeof(E));
+    const vf a = XS ? Io<T>::get(xt) : xb;
+    const vf b = YS ? Io<T>::get(yt) : yb;
+    Io<T>::put(ot, Op::f(a, b));
+    std::memcpy(o + i, ot, m * sizeof(E));
+  };
+  int64_t i = 0;
+  if (n * static_cast<int64_t>(sizeof(E)) >= kStreamBytes) {
+    constexpr uintptr_t kVecBytes = sizeof(E) * W;
+    const int64_t head = static_cast<int64_t>(((kVecBytes - reinterpret_cast<uintptr_t>(o) % kVecBytes) % kVecBytes) / sizeof(E));
+    if (head > 0) partial(0, head);
+    for (i = head; i + W <= n; i += W) {
+      const vf a = XS ? Io<T>::get(x + i) : xb;
+      const vf b = YS ? Io<T>::get(y + i) : yb;
+      Io<T>::put_nt(o + i, Op::f(a, b));
+    }
+    _mm_sfence();
+  } else {
+    for (; i + W <= n; i += W) {
+      const vf a = XS ? Io<T>::get(x + i) : xb;
+      const vf b = YS ? Io<T>::get(y + i) : yb;
+      Io<T>::put(o + i, Op::f(a, b));
+    }
+  }
+  if (i < n) partial(i, n - i);
+}
+
+template <Ty T, class Op>
+void binary_op(void* o, const void* x, const void* y, int xs, int ys, int64_t n) {
+  if (xs && ys) binary_run<T, Op, true, true>(o, x, y, n);
+  else if (xs) binary_run<T, Op, true, false>(o, x, y, n);
+  else if (ys) binary_run<T, Op, false, true>(o, x, y, n);
+  else binary_run<T, Op, false, false>(o, x, y, n);
+}
+
+template <Ty T>
+void binary_ty(BinOp op, void* o, const void* x, const void* y, int xs, int ys, int64_t n) {
+  switch (op) {
+    case BinOp::add: return binary_op<T, Add>(o, x, y, xs, ys, n);
+    case BinOp::sub: return binary_op<T, Sub>(o, x, y, xs, ys, n);
+    case BinOp::mul: return binary_op<T, Mul>(o, x, y, xs, ys, n);
+    case BinOp::div: return binary_op<T, Div>(o, x, y, xs, ys, n);
+    case BinOp::maximum: return binary_op<T, Max>(o, x, y, xs, ys, n);
+    case BinOp::minimum: return binary_op<T, Min>(o, x, y, xs, ys, n);
+  }
+}
+
+void binary(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n) {
+  switch (ty) {
+    case Ty::f32: return binary_ty<Ty::f32>(op, o, x, y, xs, ys, n);
+    case Ty::f16: return binary_ty<Ty::f16>(op, o, x, y, xs, ys, n);
+    case Ty::bf16: return binary_ty<Ty::bf16>(op, o, x, y, xs, ys, n);
+  }
+}
+
+// ---------------- transcendentals (float64 inside) ----------------
+
+constexpr double kLog2e = 1.4426950408889634074;
+constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52: x + kShift rounds x to an integer
+// ln2 split so that n * kLn2Hi is exact for |n| < 2^20 (Cody-Waite).
+constexpr double kLn2Hi = 6.93147180369123816490e-01;
+constexpr double kLn2Lo = 1.90821492927058770002e-10;
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr uint64_t kSqrt2Mant = 0x6a09e667f3bcdULL;  // mantissa bits of sqrt(2)
+// 1/k! for k = 2..9.
+constexpr double kInv2 = 0.5, kInv3 = 1.0 / 6, kInv4 = 1.0 / 24, kInv5 = 1.0 / 120, kInv6 = 1.0 / 720,
+                 kInv7 = 1.0 / 5040, kInv8 = 1.0 / 40320, kInv9 = 1.0 / 362880;
+// Beyond +-160 every float result has saturated (exp: inf or 0); clamping keeps 2^n a normal double.
+constexpr float kClamp = 160.0f;
+
+// Clamped in float32, where compares are native; NaN passes through (both compares are false).
+VEC_INLINE vf clamp(vf x, float lim) {
+  x = x > lim ? splat<vf>(lim) : x;
+  return x < -lim ? splat<vf>(-lim) : x;
+}
+
+// x = n ln2 + r with n integral and |r| <= ln2/2; returns r and sets scale = 2^n.
+VEC_INLINE vd reduce_ln2(const vd& x, vd& scale) {
+  const vd t = x * kLog2e + kShift;
+  const vd n = t - kShift;
+  const vd r = (x - n * kLn2Hi) - n * kLn2Lo;
+  // The low bits of t hold n; (n + 1023) << 52 is the double 2^n.
+  scale = as<vd>((as<vq>(t) + 1023) << 52);
+  return r;
+}
+
+// exp(x) for |x| <= kClamp (or NaN), relative error below 3e-10.
+VEC_INLINE vd exp_d(const vd& x) {
+  vd s;
+  const vd r = reduce_ln2(x, s);
+  // exp(r) = 1 + r + r^2/2! + ... + r^8/8! (remainder < 2.1e-10 relative for |r| <= ln2/2).
+  vd p = r * kInv8 + kInv7;
+  p = p * r + kInv6;
+  p = p * r + kInv5;
+  p = p * r + kInv4;
+  p = p * r + kInv3;
+  p = p * r + kInv2;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  return p * s;
+}
+
+// expm1(x) for 0 <= x <= kClamp (or NaN), relative error below 1e-9 (no cancellation near 0).
+VEC_INLINE vd expm1_d(const vd& x) {
+  vd s;
+  const vd r = reduce_ln2(x, s);
+  // expm1(r) = r (1 + r/2! + ... + r^8/9!)
+  vd p = r * kInv9 + kInv8;
+  p = p * r + kInv7;
+  p = p * r + kInv6;
+  p = p * r + kInv5;
+  p = p * r + kInv4;
+  p = p * r + kInv3;
+  p = p * r + kInv2;
+  p = p * r + 1.0;
+  const vd q = p * r;
+  return q * s + (s - 1.0);  // 2^n (expm1(r) + 1) - 1; exact step when n = 0
+}
+
+VEC_INLINE vd widen(vf x) { return __builtin_convertvector(x, vd); }
+VEC_INLINE vf narrow(const vd& x) { return __builtin_convertvector(x, vf); }  // round to nearest even
+
+struct Exp {
+  VEC_INLINE static vf f(vf x) { return narrow(exp_d(widen(clamp(x, kClamp)))); }
+};
+
+struct Sigmoid {
+  VEC_INLINE static vf f(vf x) { return narrow(1.0 / (1.0 + exp_d(widen(clamp(-x, kClamp))))); }
+};
+
+// tanh(x) = sign(x) * e / (e + 2) with e = expm1(2|x|); |x| >= 20 gives +-1 exactly.
+struct Tanh {
+  VEC_INLINE static vf f(vf x) {
+    vf ax = as<vf>(as<vu>(x) & 0x7fffffffu);
+    ax = ax > 20.0f ? splat<vf>(20.0f) : ax;
+    const vd a = widen(ax);
+    const vd e = expm1_d(a + a);
+    const vf t = narrow(e / (e + 2.0));
+    return as<vf>(as<vu>(t) | (as<vu>(x) & 0x80000000u));
+  }
+};
+
+// log(x) = e ln2 + 2 atanh(s), s = (m - 1)/(m + 1), x = 2^e m with m in [sqrt(1/2), sqrt(2)).
+struct Log {
+  VEC_INLINE static vf f(vf x) {
+    const vd xd = widen(x);  // float subnormals are normal doubles
+    const vq bits = as<vq>(xd);
+    const vq mant = bits & 0x000fffffffffffffULL;
+    // big = 1 where m > sqrt(2) (integer arithmetic: double compares would not stay vectorised).
+    const vq big = 1 - ((mant - (kSqrt2Mant + 1)) >> 63);
+    const vq e = ((bits >> 52) & 0x7ff) + big;  // biased by 1023
+    const vd m = as<vd>((mant | 0x3ff0000000000000ULL) - (big << 52));  // halved where big
+    const vd s = (m - 1.0) / (m + 1.0);
+    const vd z = s * s;
+    // 2 atanh(s) = 2s (1 + z/3 + z^2/5 + ...); |s| < 0.1716, remainder < 2e-11 relative.
+    vd p = z * (2.0 / 13) + (2.0 / 11);
+    p = p * z + (2.0 / 9);
+    p = p * z + (2.0 / 7);
+    p = p * z + (2.0 / 5);
+    p = p * z + (2.0 / 3);
+    p = p * z + 2.0;
+    // e - 1023 as a double, exactly: the magic-number trick, cheaper than an int64 conversion.
+    const vd ed = as<vd>(e + (as<uint64_t>(kShift) - 1023)) - kShift;
+    const vd r = ed * kLn2 + s * p;
+    vf y = narrow(r);
+    const float inf = __builtin_inff(), nan = __builtin_nanf("");
+    y = x == 0.0f ? splat<vf>(-inf) : y;
+    y = x < 0.0f ? splat<vf>(nan) : y;
+    y = x == inf ? splat<vf>(inf) : y;
+    return x != x ? x + x : y;
+  }
+};
+
+template <Ty T, class Op>
+void unary_run(void* out, const void* xp, int64_t n) {
+  using E = typename Io<T>::E;
+  E* o = static_cast<E*>(out);
+  const E* x = static_cast<const E*>(xp);
+  int64_t i = 0;
+  for (; i + W <= n; i += W) Io<T>::put(o + i, Op::f(Io<T>::get(x + i)));
+  if (i < n) {
+    const int64_t m = n - i;
+    E xt[W] = {}, ot[W];
+    std::memcpy(xt, x + i, m * sizeof(E));
+    Io<T>::put(ot, Op::f(Io<T>::get(xt)));
+    std::memcpy(o + i, ot, m * sizeof(E));
+  }
+}
+
+template <Ty T>
+void unary_ty(UnOp op, void* o, const void* x, int64_t n) {
+  switch (op) {
+    case UnOp::exp: return unary_run<T, Exp>(o, x, n);
+    case UnOp::sigmoid: return unary_run<T, Sigmoid>(o, x, n);
+    case UnOp::tanh: return unary_run<T, Tanh>(o, x, n);
+    case UnOp::log: return unary_run<T, Log>(o, x, n);
+  }
+}
+
+void unary(UnOp op, Ty ty, void* o, const void* x, int64_t n) {
+  switch (ty) {
+    case Ty::f32: return unary_ty<Ty::f32>(op, o, x, n);
+    case Ty::f16: return unary_ty<Ty::f16>(op, o, x, n);
+    case Ty::bf16: return unary_ty<Ty::bf16>(op, o, x, n);
+  }
+}
+
+#undef VEC_INLINE
+}  // namespace
+}  // namespace concord::detail::cpu::vec::VEC_NS
+
+namespace concord::detail::cpu::vec {
+const Kernels VEC_TABLE = {VEC_ISA, VEC_NAME, &VEC_NS::binary, &VEC_NS::unary};
+}  // namespace concord::detail::cpu::vec

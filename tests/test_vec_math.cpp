@@ -1,0 +1,394 @@
+// The vectorised CPU kernels (backend/cpu/vec_math.h) and the host allocator.
+//
+// Every ISA the CPU has is tested on its own: transcendentals against
+// references computed here in double / long double with <cmath> (exp within
+// 1 ULP of the double-precision exp rounded to float, over whole binades and
+// 10M random inputs), arithmetic against the scalar float32 result, and the
+// ISAs against each other bit for bit (determinism: the ISA picked at run
+// time must not change a result). Through the public API: GELU against a long
+// double reference, results independent of layout and thread count, and
+// memory_stats() with the caching allocator.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/host_cache.h"
+#include "backend/cpu/vec_math.h"
+#include "concord/concord.h"
+#include "support/devices.h"
+
+using namespace concord;
+namespace vec = concord::detail::cpu::vec;
+
+namespace {
+
+uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+
+// Position of a float on the number line (ULP steps; -0 and +0 are both 0).
+int64_t ordinal(float f) {
+  const uint32_t u = bits(f);
+  return (u & 0x80000000u) ? -static_cast<int64_t>(u & 0x7fffffffu) : static_cast<int64_t>(u);
+}
+int64_t ulp_distance(float a, float b) { return std::llabs(ordinal(a) - ordinal(b)); }
+
+bool same_bits_or_both_nan(float a, float b) { return bits(a) == bits(b) || (std::isnan(a) && std::isnan(b)); }
+
+std::vector<const vec::Kernels*> isas() {
+  std::vector<const vec::Kernels*> v;
+  for (vec::Isa i : {vec::Isa::generic, vec::Isa::avx2, vec::Isa::avx512})
+    if (const vec::Kernels* k = vec::kernels_for(i)) v.push_back(k);
+  return v;
+}
+
+// Every float between a and b (same sign), both included.
+std::vector<float> all_between(float a, float b) {
+  uint32_t lo = bits(a), hi = bits(b);
+  if (lo > hi) std::swap(lo, hi);
+  std::vector<float> v;
+  v.reserve(hi - lo + 1);
+  for (uint64_t u = lo; u <= hi; ++u) v.push_back(from_bits(static_cast<uint32_t>(u)));
+  return v;
+}
+
+// n random floats, uniform over the bit patterns of [lo, hi] (so every binade gets its share).
+std::vector<float> random_between(float lo, float hi, size_t n, uint32_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<int64_t> d(ordinal(lo), ordinal(hi));
+  std::vector<float> v(n);
+  for (float& f : v) {
+    const int64_t o = d(g);
+    f = o < 0 ? from_bits(static_cast<uint32_t>(-o) | 0x80000000u) : from_bits(static_cast<uint32_t>(o));
+  }
+  return v;
+}
+
+struct UnaryRef {
+  vec::UnOp op;
+  const char* name;
+  double (*ref)(double);  // evaluated in double, rounded to float by the test
+};
+
+const UnaryRef kUnary[] = {
+    {vec::UnOp::exp, "exp", [](double x) { return std::exp(x); }},
+    {vec::UnOp::sigmoid, "sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
+    {vec::UnOp::tanh, "tanh", [](double x) { return std::tanh(x); }},
+    {vec::UnOp::log, "log", [](double x) { return std::log(x); }},
+};
+
+// Runs op on xs with every ISA; checks <= 1 ULP against the reference and equal bits across ISAs.
+void check_unary(const UnaryRef& u, const std::vector<float>& xs, const std::string& what) {
+  const auto ks = isas();
+  std::vector<std::vector<float>> ys(ks.size(), std::vector<float>(xs.size()));
+  for (size_t k = 0; k < ks.size(); ++k)
+    ks[k]->unary(u.op, vec::Ty::f32, ys[k].data(), xs.data(), static_cast<int64_t>(xs.size()));
+  int reported = 0;
+  int64_t bad = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want = static_cast<float>(u.ref(static_cast<double>(xs[i])));
+    const float got = ys[0][i];
+    bool ok = std::isnan(want) ? std::isnan(got) : !std::isnan(got) && ulp_distance(got, want) <= 1;
+    for (size_t k = 1; k < ks.size(); ++k) ok &= same_bits_or_both_nan(ys[k][i], got);
+    if (!ok) {
+      ++bad;
+      if (reported++ < 5) {
+        std::string per_isa;
+        for (size_t k = 0; k < ks.size(); ++k) per_isa += std::string(" ") + ks[k]->name + "=" + std::to_string(ys[k][i]);
+        ADD_FAILURE() << u.name << "(" << xs[i] << ") [" << what << "]: want " << want << ", got" << per_isa;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << u.name << " over " << what;
+}
+
+TEST(VecMath, IsaTablesAreConsistent) {
+  ASSERT_NE(vec::kernels_for(vec::Isa::generic), nullptr);
+  const vec::Kernels& k = vec::kernels();
+  EXPECT_EQ(vec::kernels_for(k.isa), &k);
+  for (const vec::Kernels* t : isas()) std::printf("  [ isa ] %s\n", t->name);
+}
+
+TEST(VecMath, ExpWholeBinades) {
+  const UnaryRef& e = kUnary[0];
+  check_unary(e, all_between(1.0f, std::nextafter(2.0f, 0.0f)), "[1, 2)");
+  check_unary(e, all_between(-1.0f, std::nextafter(-2.0f, 0.0f)), "(-2, -1]");
+  check_unary(e, all_between(64.0f, 89.0f), "[64, 89]: overflow edge");
+  check_unary(e, all_between(-87.0f, -104.0f), "[-104, -87]: subnormal results");
+  check_unary(e, all_between(0x1p-24f, std::nextafter(0x1p-23f, 0.0f)), "[2^-24, 2^-23)");
+  check_unary(e, all_between(-0x1p-26f, std::nextafter(-0x1p-25f, 0.0f)), "(-2^-25, -2^-26]");
+  check_unary(e, {-0x1p-149f, 0x1p-149f, -0x1p-126f, 0x1p-126f, -0x1p-60f, 0x1p-60f}, "tiny");
+}
+
+TEST(VecMath, ExpRandom) {
+  check_unary(kUnary[0], random_between(-104.0f, 89.0f, 10'000'000, 1), "10M random in [-104, 89]");
+}
+
+TEST(VecMath, ExpSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> xs = {0.0f, -0.0f, inf, -inf, nan, 88.72283f, 88.72284f, 89.0f, 1e30f, -103.97208f,
+                                 -103.9721f, -104.0f, -1e30f, 0x1p-149f, -0x1p-149f};
+  auto e = [](float x) { return static_cast<float>(std::exp(static_cast<double>(x))); };
+  const std::vector<float> want = {1, 1, inf, 0, nan, e(88.72283f), inf, inf, inf, e(-103.97208f), e(-103.9721f), 0,
+                                   0, 1, 1};
+  for (const vec::Kernels* k : isas()) {
+    std::vector<float> y(xs.size());
+    k->unary(vec::UnOp::exp, vec::Ty::f32, y.data(), xs.data(), static_cast<int64_t>(xs.size()));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(y[i])) << k->name << " exp(" << xs[i] << ")";
+      else EXPECT_LE(ulp_distance(y[i], want[i]), 1) << k->name << " exp(" << xs[i] << ") = " << y[i] << ", want " << want[i];
+    }
+    EXPECT_EQ(y[0], 1.0f) << "exp(0) is exactly 1";
+  }
+}
+
+TEST(VecMath, SigmoidTanhLog) {
+  for (int i = 1; i < 4; ++i) {
+    const UnaryRef& u = kUnary[i];
+    const bool log = u.op == vec::UnOp::log;
+    check_unary(u, random_between(log ? 0.0f : -120.0f, log ? 3e38f : 120.0f, 2'000'000, 7 + i), "2M random");
+    check_unary(u, all_between(0.5f, std::nextafter(1.0f, 0.0f)), "[0.5, 1)");
+    check_unary(u, all_between(1.0f, 1.25f), "[1, 1.25]");
+    if (!log) check_unary(u, all_between(-0x1p-13f, std::nextafter(-0x1p-12f, 0.0f)), "(-2^-12, -2^-13]");
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> xs = {0.0f, -0.0f, inf, -inf, nan, -1.0f, 0x1p-149f, 0x1p-126f, 3.4e38f};
+  for (const vec::Kernels* k : isas()) {
+    std::vector<float> s(xs.size()), t(xs.size()), l(xs.size());
+    const int64_t n = static_cast<int64_t>(xs.size());
+    k->unary(vec::UnOp::sigmoid, vec::Ty::f32, s.data(), xs.data(), n);
+    k->unary(vec::UnOp::tanh, vec::Ty::f32, t.data(), xs.data(), n);
+    k->unary(vec::UnOp::log, vec::Ty::f32, l.data(), xs.data(), n);
+    const std::string w = k->name;
+    EXPECT_EQ(s[0], 0.5f) << w;
+    EXPECT_EQ(s[2], 1.0f) << w;
+    EXPECT_EQ(s[3], 0.0f) << w;
+    EXPECT_TRUE(std::isnan(s[4])) << w;
+    EXPECT_EQ(bits(t[1]), bits(-0.0f)) << w << ": tanh(-0) = -0";
+    EXPECT_EQ(t[2], 1.0f) << w;
+    EXPECT_EQ(t[3], -1.0f) << w;
+    EXPECT_TRUE(std::isnan(t[4])) << w;
+    EXPECT_EQ(t[6], 0x1p-149f) << w << ": tanh(x) = x for tiny x";
+    EXPECT_EQ(l[0], -inf) << w;
+    EXPECT_EQ(l[1], -inf) << w;
+    EXPECT_EQ(l[2], inf) << w;
+    EXPECT_TRUE(std::isnan(l[3])) << w;
+    EXPECT_TRUE(std::isnan(l[4])) << w;
+    EXPECT_TRUE(std::isnan(l[5])) << w;
+    EXPECT_EQ(l[6], static_cast<float>(std::log(0x1p-149))) << w;
+    EXPECT_EQ(l[7], static_cast<float>(std::log(0x1p-126))) << w;
+  }
+}
+
+// float16/bfloat16: every bit pattern; the result is the float32 kernel's result rounded once.
+TEST(VecMath, HalvesGoThroughFloat32) {
+  for (vec::Ty ty : {vec::Ty::f16, vec::Ty::bf16}) {
+    const bool f16 = ty == vec::Ty::f16;
+    std::vector<uint16_t> xh(65536);
+    std::vector<float> xf(65536);
+    for (int i = 0; i < 65536; ++i) {
+      xh[i] = static_cast<uint16_t>(i);
+      xf[i] = f16 ? static_cast<float>(float16_t::from_bits(xh[i])) : static_cast<float>(bfloat16_t::from_bits(xh[i]));
+    }
+    for (const UnaryRef& u : kUnary) {
+      for (const vec::Kernels* k : isas()) {
+        std::vector<uint16_t> yh(65536);
+        std::vector<float> yf(65536);
+        k->unary(u.op, ty, yh.data(), xh.data(), 65536);
+        k->unary(u.op, vec::Ty::f32, yf.data(), xf.data(), 65536);
+        int bad = 0;
+        for (int i = 0; i < 65536; ++i) {
+          const uint16_t want = f16 ? float16_t(yf[i]).bits : bfloat16_t(yf[i]).bits;
+          const bool nan_both = std::isnan(yf[i]) && ((yh[i] & 0x7fff) > (f16 ? 0x7c00 : 0x7f80));
+          if (yh[i] != want && !nan_both && bad++ < 3)
+            ADD_FAILURE() << k->name << " " << u.name << (f16 ? " f16 " : " bf16 ") << std::hex << xh[i] << ": got "
+                          << yh[i] << ", want " << want;
+        }
+      }
+    }
+  }
+}
+
+float scalar_binary(vec::BinOp op, float x, float y) {
+  switch (op) {
+    case vec::BinOp::add: return x + y;
+    case vec::BinOp::sub: return x - y;
+    case vec::BinOp::mul: return x * y;
+    case vec::BinOp::div: return x / y;
+    case vec::BinOp::maximum: return (x < y || y != y) ? y : x;
+    case vec::BinOp::minimum: return (y < x || y != y) ? y : x;
+  }
+  return 0;
+}
+
+template <class H> bool same_half(uint16_t got, H want) {
+  return got == want.bits || (std::isnan(static_cast<float>(want)) && std::isnan(static_cast<float>(H::from_bits(got))));
+}
+
+// Arithmetic is correctly rounded: every ISA, every broadcast pattern and every
+// tail length must give the scalar float32 result (halves: rounded once).
+TEST(VecMath, BinaryMatchesScalar) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x = random_between(-1e6f, 1e6f, 997, 3), y = random_between(-1e6f, 1e6f, 997, 4);
+  const float specials[] = {0.0f, -0.0f, inf, -inf, nan, 1e-40f, 65504.0f, 65520.0f, 3.4e38f, 1.0f};
+  for (size_t i = 0; i < 10; ++i) {
+    x[i * 7] = specials[i];
+    y[i * 11] = specials[(i + 3) % 10];
+    x[100 + i] = specials[i];
+  }
+  for (const vec::Kernels* k : isas()) {
+    for (int o = 0; o < 6; ++o) {
+      const auto op = static_cast<vec::BinOp>(o);
+      for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{15}, int64_t{17}, int64_t{33}, int64_t{997 - 2}}) {
+        for (int pattern = 0; pattern < 4; ++pattern) {
+          const int xs = pattern & 1 ? 0 : 1, ys = pattern & 2 ? 0 : 1;
+          std::vector<float> out(n);
+          k->binary(op, vec::Ty::f32, out.data(), x.data() + 1, y.data() + 2, xs, ys, n);
+          std::vector<uint16_t> xh(n + 2), xb(n + 2), yb(n + 2), oh(n), ob(n);
+          for (int64_t i = 0; i < n + 2; ++i) {
+            xh[i] = float16_t(x[i]).bits;
+            xb[i] = bfloat16_t(x[i]).bits;
+            yb[i] = bfloat16_t(y[i]).bits;
+          }
+          k->binary(op, vec::Ty::f16, oh.data(), xh.data() + 1, xh.data() + 2, xs, ys, n);
+          k->binary(op, vec::Ty::bf16, ob.data(), xb.data() + 1, yb.data() + 2, xs, ys, n);
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t ix = 1 + (xs ? i : 0), iy = 2 + (ys ? i : 0);
+            const std::string w = std::string(k->name) + " op " + std::to_string(o) + " n " + std::to_string(n) +
+                                  " pattern " + std::to_string(pattern) + " i " + std::to_string(i);
+            ASSERT_TRUE(same_bits_or_both_nan(out[i], scalar_binary(op, x[ix], y[iy]))) << w << ": " << x[ix] << ", " << y[iy];
+            const float16_t hw(scalar_binary(op, float16_t::from_bits(xh[ix]), float16_t::from_bits(xh[iy])));
+            ASSERT_TRUE(same_half(oh[i], hw)) << w << " float16";
+            const bfloat16_t bw(scalar_binary(op, bfloat16_t::from_bits(xb[ix]), bfloat16_t::from_bits(yb[iy])));
+            ASSERT_TRUE(same_half(ob[i], bw)) << w << " bfloat16";
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---------------- through the public API ----------------
+
+// The host devices (cpu, emu) run these kernels; an OpenCL device has its own.
+class VecOps : public test::DeviceTest {
+ protected:
+  void SetUp() override {
+    test::DeviceTest::SetUp();
+    if (device().kind() == DeviceKind::opencl) GTEST_SKIP() << "tests the CPU kernels and host allocator (cpu, emu)";
+  }
+};
+
+long double gelu_ref(long double x) { return 0.5L * x * std::erfc(-x / std::sqrt(2.0L)); }
+
+TEST_P(VecOps, GeluFloat32WithinFourUlps) {
+  // Dense over [-20, 10], where 1 + erf(x/sqrt 2) used to cancel (x < 0) and results go subnormal (x < -13).
+  const int n = 1'000'000;
+  std::vector<float> xs(n);
+  for (int i = 0; i < n; ++i) xs[i] = -20.0f + 30.0f * static_cast<float>(i) / n;
+  const auto ys = gelu(from_host(xs.data(), {n}, float32, device())).to_vector<float>();
+  int64_t worst = 0;
+  float at = 0;
+  for (int i = 0; i < n; ++i) {
+    const int64_t d = ulp_distance(ys[i], static_cast<float>(gelu_ref(xs[i])));
+    if (d > worst) { worst = d; at = xs[i]; }
+  }
+  EXPECT_LE(worst, 4) << "worst at x = " << at;
+}
+
+TEST_P(VecOps, GeluFloat64AndHalves) {
+  if (capabilities(device()).can_store(float64)) {
+    std::vector<double> xs;
+    for (double x = -38; x <= 10; x += 0.00731) xs.push_back(x);
+    const auto ys = gelu(from_host(xs.data(), {static_cast<int64_t>(xs.size())}, float64, device())).to_vector<double>();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const long double want = gelu_ref(xs[i]);
+      const double w = static_cast<double>(want);
+      const double ulp = std::fabs(std::nextafter(w, INFINITY) - w);
+      EXPECT_LE(std::fabs(static_cast<long double>(ys[i]) - want), 2 * ulp) << "gelu(" << xs[i] << ") in float64";
+    }
+  }
+  for (Dtype t : {float16, bfloat16}) {
+    std::vector<float> xs;
+    for (float x = -12; x <= 8; x += 0.01f) xs.push_back(x);
+    const Tensor x = from_host(xs.data(), {static_cast<int64_t>(xs.size())}, float32, device()).to(t);
+    const auto in = x.to_vector<float>();
+    const auto ys = gelu(x).to_vector<float>();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const float w32 = static_cast<float>(gelu_ref(in[i]));
+      const float want = t == float16 ? static_cast<float>(float16_t(w32)) : static_cast<float>(bfloat16_t(w32));
+      const float next = t == float16 ? static_cast<float>(float16_t::from_bits(float16_t(want).bits + 1))
+                                      : static_cast<float>(bfloat16_t::from_bits(bfloat16_t(want).bits + 1));
+      EXPECT_LE(std::fabs(ys[i] - want), std::fabs(next - want)) << "gelu(" << in[i] << ") in " << name(t);
+    }
+  }
+}
+
+TEST_P(VecOps, GeluSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (Dtype t : {float32, float64, float16, bfloat16}) {
+    if (!capabilities(device()).can_store(t)) continue;
+    const std::vector<float> xs = {-inf, inf, nan, 0.0f, -0.0f, -30.0f};
+    const auto ys = gelu(from_host(xs.data(), {6}, float32, device()).to(t)).to_vector<float>();
+    EXPECT_EQ(ys[0], 0.0f) << name(t);
+    EXPECT_TRUE(std::signbit(ys[0])) << "gelu(-inf) = -0 in " << name(t);
+    EXPECT_EQ(ys[1], inf) << name(t);
+    EXPECT_TRUE(std::isnan(ys[2])) << name(t);
+    EXPECT_EQ(ys[3], 0.0f) << name(t);
+    EXPECT_EQ(ys[5], 0.0f) << name(t);
+  }
+}
+
+// The same element gives the same bits whatever the layout and the thread count.
+TEST_P(VecOps, ResultsIndependentOfLayoutAndThreads) {
+  const Tensor x = mul(randn({301, 257}, float32, device(), 5), 8.0);
+  using Op = Tensor (*)(const Tensor&);
+  for (Op f : {Op(exp), Op(sigmoid), Op(tanh), Op(log)}) {
+    const Tensor in = f == Op(log) ? abs(x) : x;
+    const auto contiguous = f(in.t().contiguous()).to_vector<float>();
+    const auto strided = f(in.t()).contiguous().to_vector<float>();
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const auto one_thread = f(in.t().contiguous()).to_vector<float>();
+    omp_set_num_threads(threads);
+    ASSERT_EQ(contiguous.size(), strided.size());
+    for (size_t i = 0; i < contiguous.size(); ++i) {
+      ASSERT_TRUE(same_bits_or_both_nan(contiguous[i], strided[i])) << i;
+      ASSERT_TRUE(same_bits_or_both_nan(contiguous[i], one_thread[i])) << i;
+    }
+  }
+}
+
+// memory_stats() counts live tensors only: cached free blocks are not live, and
+// a 16M add peaks at its inputs plus its output.
+TEST_P(VecOps, MemoryStatsWithTheBlockCache) {
+  const int64_t n = 1 << 24;
+  Tensor a = zeros({n}, float32, device()), b = ones({n}, float32, device());
+  const uint64_t live0 = memory_stats(device()).live_bytes;
+  reset_peak_memory(device());
+  {
+    const Tensor c = add(a, b);
+    EXPECT_EQ(c.to_vector<float>()[n - 1], 1.0f);
+    EXPECT_EQ(memory_stats(device()).live_bytes, live0 + n * 4);
+  }
+  EXPECT_EQ(memory_stats(device()).live_bytes, live0) << "the freed output is cached, not live";
+  // live0 holds the inputs (and whatever else is alive): the add itself adds its output only.
+  EXPECT_LE(static_cast<double>(memory_stats(device()).peak_bytes - live0), 1.1 * static_cast<double>(n * 4));
+  // The next add of the same size reuses the cached block.
+  const auto before = detail::cpu::host_cache_stats();
+  { const Tensor c = add(a, b); }
+  const auto after = detail::cpu::host_cache_stats();
+  EXPECT_GT(after.hits, before.hits);
+  EXPECT_LE(after.cached_bytes, after.limit_bytes);
+  EXPECT_GT(detail::cpu::release_host_cache(), 0u);
+  EXPECT_EQ(detail::cpu::host_cache_stats().cached_bytes, 0u);
+}
+
+CONCORD_INSTANTIATE_DEVICES(VecOps);
+
+}  // namespace
