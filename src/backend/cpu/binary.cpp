@@ -72,10 +72,12 @@ template <class Out, class T, class F>
 void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kNoVec) {
   Iter it({&out, &a, &b});
   const vec::Kernels* vk = nullptr;
+  bool stream = false;
   if constexpr (kVecType<T> && std::is_same_v<Out, T>) {
     if (vop != kNoVec) vk = &vec::kernels();
+    stream = out.numel() * static_cast<int64_t>(sizeof(Out)) >= vec::kStreamBytes;
   }
-  for_each(it, [f, vk, vop](char* const* p, const int64_t* s, int64_t n) {
+  for_each(it, [f, vk, vop, stream](char* const* p, const int64_t* s, int64_t n) {
     Out* __restrict o = reinterpret_cast<Out*>(p[0]);
     const T* __restrict x = reinterpret_cast<const T*>(p[1]);
     const T* __restrict y = reinterpret_cast<const T*>(p[2]);
@@ -83,7 +85,8 @@ void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kN
     if (s[0] == so && (s[1] == st || s[1] == 0) && (s[2] == st || s[2] == 0)) {
       const int xs = s[1] != 0, ys = s[2] != 0;
       if constexpr (kVecType<T> && std::is_same_v<Out, T>) {
-        if (vk) return vk->binary(static_cast<vec::BinOp>(vop), vec_ty<T>(), o, x, y, xs, ys, n);
+        // Short runs (a broadcast row at a time) keep ordinary stores: partial write-combining lines are slow.
+        if (vk) return vk->binary(static_cast<vec::BinOp>(vop), vec_ty<T>(), o, x, y, xs, ys, n, stream && n * so >= 16384);
       }
       if constexpr (is_half_v<T>) {
         if (xs || ys) return half_run(o, x, y, xs, ys, n, f);

@@ -124,11 +124,7 @@ VEC_INLINE vh f32_to_bf16(vf f) {
   return narrow_u16(r);
 }
 
-// Outputs of this many bytes and more are written with non-temporal stores:
-// they cannot stay in cache anyway, and skipping the read-for-ownership of
-// every output line saves a quarter of the memory traffic of a binary op.
-constexpr int64_t kStreamBytes = int64_t{8} << 20;
-
+// Non-temporal store of one vector (p aligned to its size): no read-for-ownership.
 template <class V, class T> VEC_INLINE void store_nt(T* p, V v) {
 #if VEC_W == 16
   if constexpr (sizeof(V) == 64) return _mm512_stream_si512(reinterpret_cast<__m512i*>(p), as<__m512i>(v));
@@ -172,7 +168,7 @@ struct Max { VEC_INLINE static vf f(vf x, vf y) { return ((x < y) | (y != y)) ? 
 struct Min { VEC_INLINE static vf f(vf x, vf y) { return ((y < x) | (y != y)) ? y : x; } };
 
 template <Ty T, class Op, bool XS, bool YS>
-void binary_run(void* out, const void* xp, const void* yp, int64_t n) {
+void binary_run(void* out, const void* xp, const void* yp, int64_t n, bool stream) {
   using E = typename Io<T>::E;
   if (n <= 0) return;
   E* o = static_cast<E*>(out);
@@ -192,16 +188,17 @@ void binary_run(void* out, const void* xp, const void* yp, int64_t n) {
     std::memcpy(o + i, ot, m * sizeof(E));
   };
   int64_t i = 0;
-  if (n * static_cast<int64_t>(sizeof(E)) >= kStreamBytes) {
+  if (stream) {
     constexpr uintptr_t kVecBytes = sizeof(E) * W;
     const int64_t head = static_cast<int64_t>(((kVecBytes - reinterpret_cast<uintptr_t>(o) % kVecBytes) % kVecBytes) / sizeof(E));
-    if (head > 0) partial(0, head);
+    if (head > 0) partial(0, head < n ? head : n);
     for (i = head; i + W <= n; i += W) {
       const vf a = XS ? Io<T>::get(x + i) : xb;
       const vf b = YS ? Io<T>::get(y + i) : yb;
       Io<T>::put_nt(o + i, Op::f(a, b));
     }
     _mm_sfence();
+    if (i > n) i = n;
   } else {
     for (; i + W <= n; i += W) {
       const vf a = XS ? Io<T>::get(x + i) : xb;
@@ -212,31 +209,85 @@ void binary_run(void* out, const void* xp, const void* yp, int64_t n) {
   if (i < n) partial(i, n - i);
 }
 
-template <Ty T, class Op>
-void binary_op(void* o, const void* x, const void* y, int xs, int ys, int64_t n) {
-  if (xs && ys) binary_run<T, Op, true, true>(o, x, y, n);
-  else if (xs) binary_run<T, Op, true, false>(o, x, y, n);
-  else if (ys) binary_run<T, Op, false, true>(o, x, y, n);
-  else binary_run<T, Op, false, false>(o, x, y, n);
+// bfloat16 without any lane shuffles: each 32-bit lane holds two elements, the
+// even one widened by a shift, the odd one by a mask; both results round in
+// place and are merged back (elementwise ops do not care about lane order).
+VEC_INLINE vu round_bf16_hi(vf f) {  // the bfloat16 of f in the upper 16 bits, lower bits garbage
+  const vu x = as<vu>(f);
+  const vi is_nan = as<vi>(x & 0x7fffffffu) > 0x7f800000;
+  return is_nan ? (x | 0x400000u) : (x + 0x7fffu + ((x >> 16) & 1u));
 }
 
-template <Ty T>
-void binary_ty(BinOp op, void* o, const void* x, const void* y, int xs, int ys, int64_t n) {
-  switch (op) {
-    case BinOp::add: return binary_op<T, Add>(o, x, y, xs, ys, n);
-    case BinOp::sub: return binary_op<T, Sub>(o, x, y, xs, ys, n);
-    case BinOp::mul: return binary_op<T, Mul>(o, x, y, xs, ys, n);
-    case BinOp::div: return binary_op<T, Div>(o, x, y, xs, ys, n);
-    case BinOp::maximum: return binary_op<T, Max>(o, x, y, xs, ys, n);
-    case BinOp::minimum: return binary_op<T, Min>(o, x, y, xs, ys, n);
+template <class Op>
+VEC_INLINE vu bf16_pair(vu a, vu b) {
+  const vf lo = Op::f(as<vf>(a << 16), as<vf>(b << 16));
+  const vf hi = Op::f(as<vf>(a & 0xffff0000u), as<vf>(b & 0xffff0000u));
+  return (round_bf16_hi(hi) & 0xffff0000u) | (round_bf16_hi(lo) >> 16);
+}
+
+template <class Op, bool XS, bool YS>
+void binary_run_bf16(void* out, const void* xp, const void* yp, int64_t n, bool stream) {
+  using E = uint16_t;
+  constexpr int P = 2 * W;  // elements per vector
+  if (n <= 0) return;
+  E* o = static_cast<E*>(out);
+  const E* x = static_cast<const E*>(xp);
+  const E* y = static_cast<const E*>(yp);
+  const vu xb = splat<vu>(static_cast<uint32_t>(x[0]) * 0x10001u), yb = splat<vu>(static_cast<uint32_t>(y[0]) * 0x10001u);
+  auto partial = [&](int64_t i, int64_t m) {
+    E xt[P] = {}, yt[P] = {}, ot[P];
+    if (XS) std::memcpy(xt, x + i, m * sizeof(E));
+    if (YS) std::memcpy(yt, y + i, m * sizeof(E));
+    store(ot, bf16_pair<Op>(XS ? load<vu>(xt) : xb, YS ? load<vu>(yt) : yb));
+    std::memcpy(o + i, ot, m * sizeof(E));
+  };
+  int64_t i = 0;
+  if (stream) {
+    constexpr uintptr_t kVecBytes = sizeof(E) * P;
+    const int64_t head = static_cast<int64_t>(((kVecBytes - reinterpret_cast<uintptr_t>(o) % kVecBytes) % kVecBytes) / sizeof(E));
+    if (head > 0) partial(0, head < n ? head : n);
+    for (i = head; i + P <= n; i += P)
+      store_nt(o + i, bf16_pair<Op>(XS ? load<vu>(x + i) : xb, YS ? load<vu>(y + i) : yb));
+    _mm_sfence();
+    if (i > n) i = n;
+  } else {
+    for (; i + P <= n; i += P) store(o + i, bf16_pair<Op>(XS ? load<vu>(x + i) : xb, YS ? load<vu>(y + i) : yb));
+  }
+  if (i < n) partial(i, n - i);
+}
+
+template <Ty T, class Op>
+void binary_op(void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream) {
+  if constexpr (T == Ty::bf16) {
+    if (xs && ys) binary_run_bf16<Op, true, true>(o, x, y, n, stream);
+    else if (xs) binary_run_bf16<Op, true, false>(o, x, y, n, stream);
+    else if (ys) binary_run_bf16<Op, false, true>(o, x, y, n, stream);
+    else binary_run_bf16<Op, false, false>(o, x, y, n, stream);
+  } else {
+    if (xs && ys) binary_run<T, Op, true, true>(o, x, y, n, stream);
+    else if (xs) binary_run<T, Op, true, false>(o, x, y, n, stream);
+    else if (ys) binary_run<T, Op, false, true>(o, x, y, n, stream);
+    else binary_run<T, Op, false, false>(o, x, y, n, stream);
   }
 }
 
-void binary(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n) {
+template <Ty T>
+void binary_ty(BinOp op, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream) {
+  switch (op) {
+    case BinOp::add: return binary_op<T, Add>(o, x, y, xs, ys, n, stream);
+    case BinOp::sub: return binary_op<T, Sub>(o, x, y, xs, ys, n, stream);
+    case BinOp::mul: return binary_op<T, Mul>(o, x, y, xs, ys, n, stream);
+    case BinOp::div: return binary_op<T, Div>(o, x, y, xs, ys, n, stream);
+    case BinOp::maximum: return binary_op<T, Max>(o, x, y, xs, ys, n, stream);
+    case BinOp::minimum: return binary_op<T, Min>(o, x, y, xs, ys, n, stream);
+  }
+}
+
+void binary(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream) {
   switch (ty) {
-    case Ty::f32: return binary_ty<Ty::f32>(op, o, x, y, xs, ys, n);
-    case Ty::f16: return binary_ty<Ty::f16>(op, o, x, y, xs, ys, n);
-    case Ty::bf16: return binary_ty<Ty::bf16>(op, o, x, y, xs, ys, n);
+    case Ty::f32: return binary_ty<Ty::f32>(op, o, x, y, xs, ys, n, stream);
+    case Ty::f16: return binary_ty<Ty::f16>(op, o, x, y, xs, ys, n, stream);
+    case Ty::bf16: return binary_ty<Ty::bf16>(op, o, x, y, xs, ys, n, stream);
   }
 }
 

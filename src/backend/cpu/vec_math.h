@@ -36,11 +36,17 @@ struct Kernels {
   const char* name;
   // o[i] = x[i] op y[i] for i < n. All three have type ty; xs/ys are 1 for a
   // contiguous input and 0 for a single value used for every i. maximum and
-  // minimum propagate a NaN from either operand.
-  void (*binary)(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n);
+  // minimum propagate a NaN from either operand. stream: write o with
+  // non-temporal stores (for outputs far larger than the caches: it saves the
+  // read-for-ownership of every output line, a quarter of the traffic).
+  void (*binary)(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream);
   // o[i] = op(x[i]) for i < n, both of type ty, contiguous.
   void (*unary)(UnOp op, Ty ty, void* o, const void* x, int64_t n);
 };
+
+// Outputs from this size on are streamed (binary's `stream`). The caller
+// decides by the whole output, not by the run one thread gets.
+inline constexpr int64_t kStreamBytes = int64_t{16} << 20;
 
 // The kernels for this CPU (chosen once).
 const Kernels& kernels();
