@@ -8,7 +8,7 @@ PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libgmock-dev libbenchm
   pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev
 BENCH_PACKAGES := python3-torch python3-numpy
 
-.PHONY: all deps build run test bench asan tsan clean
+.PHONY: all deps build run test bench asan tsan fuzz clean
 
 all: build
 
@@ -38,11 +38,19 @@ asan: deps
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONCORD_TSAN=ON -DCONCORD_BUILD_BENCH=OFF
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && ctest --output-on-failure -j $(JOBS) -R 'Concurren|Thread'
+	# OpenMP regions run on the calling thread (libgomp is not instrumented); the
+	# test's own 8 threads still run concord concurrently. tsan.supp names only
+	# third-party frames (libgomp, OpenBLAS, PoCL).
+	cd build-tsan && OMP_NUM_THREADS=1 TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
+	  ctest --output-on-failure -j $(JOBS) -R 'Concurren|Thread'
+
+# Each libFuzzer target for FUZZ_SECONDS (default 300) from the committed seed corpus (fuzz/).
+fuzz: deps
+	bash tools/fuzz.sh
 
 bench: build
 	@bash tools/install-deps.sh $(BENCH_PACKAGES)
 	$(BUILD)/concord bench
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

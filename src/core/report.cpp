@@ -2,6 +2,7 @@
 #include "concord/report.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -25,14 +26,39 @@ std::string_view name(Path p) {
 
 namespace detail {
 namespace {
+// Every op records itself, so counting must be cheap and must not serialise
+// threads: each (device, op, dtype, path) has its own atomic counter in a
+// table per device, allocated on the device's first record. Devices beyond
+// the table (emu:16+, opencl:16+) go to a map under the mutex.
+constexpr int kPaths = static_cast<int>(Path::autocast) + 1;
+constexpr int kPerKind = 16;
+constexpr int kSlots = 1 + 2 * kPerKind;  // cpu, emu:0..15, opencl:0..15
+constexpr size_t kCells = static_cast<size_t>(kNumOps) * kNumDtypes * kPaths;
+struct Table {
+  std::atomic<uint64_t> n[kCells];
+};
+int slot_of(const Device& d) {
+  if (d.kind() == DeviceKind::cpu) return 0;
+  if (d.index() < 0 || d.index() >= kPerKind) return -1;
+  return (d.kind() == DeviceKind::emu ? 1 : 1 + kPerKind) + d.index();
+}
+Device device_of(int slot) {
+  if (slot == 0) return kCPU;
+  return slot <= kPerKind ? Device(DeviceKind::emu, slot - 1) : Device(DeviceKind::opencl, slot - 1 - kPerKind);
+}
+size_t cell(OpId op, Dtype t, Path p) {
+  return (static_cast<size_t>(op) * kNumDtypes + static_cast<size_t>(t)) * kPaths + static_cast<size_t>(p);
+}
+
 struct Key {
   uint16_t op; uint8_t kind; int16_t index; uint8_t dtype; uint8_t path;
   auto tie() const { return std::tie(op, kind, index, dtype, path); }
   bool operator<(const Key& o) const { return tie() < o.tie(); }
 };
 struct State {
-  std::mutex mu;
-  std::map<Key, uint64_t> counts;
+  std::atomic<Table*> tables[kSlots] = {};
+  std::mutex mu;                     // guards everything below
+  std::map<Key, uint64_t> overflow;  // devices without a table slot
   std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> transfers;
   std::vector<std::string> warnings;
 };
@@ -45,14 +71,27 @@ State& state() {
   }();
   return *s;
 }
+Table& table(State& s, int slot) {
+  Table* t = s.tables[slot].load(std::memory_order_acquire);
+  if (t) return *t;
+  auto* fresh = new Table();  // value-initialised: zero counts
+  if (s.tables[slot].compare_exchange_strong(t, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;  // another thread installed one first
+  return *t;
+}
 }  // namespace
 
 void record(OpId op, const Device& d, Dtype t, Path path) {
+  auto& s = state();
+  const int slot = slot_of(d);
+  if (slot >= 0) {
+    table(s, slot).n[cell(op, t, path)].fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   Key k{static_cast<uint16_t>(op), static_cast<uint8_t>(d.kind()), static_cast<int16_t>(d.index()),
         static_cast<uint8_t>(t), static_cast<uint8_t>(path)};
-  auto& s = state();
   std::lock_guard lock(s.mu);
-  ++s.counts[k];
+  ++s.overflow[k];
 }
 
 void record_transfer(const Device& from, const Device& to, uint64_t bytes) {
@@ -72,9 +111,22 @@ void add_report_warning(const std::string& m) {
 
 Report report() {
   auto& s = detail::state();
-  std::lock_guard lock(s.mu);
   Report r;
-  for (const auto& [k, n] : s.counts)
+  for (int slot = 0; slot < detail::kSlots; ++slot) {
+    const detail::Table* t = s.tables[slot].load(std::memory_order_acquire);
+    if (!t) continue;
+    const std::string dev = detail::device_of(slot).str();
+    for (size_t c = 0; c < detail::kCells; ++c) {
+      const uint64_t n = t->n[c].load(std::memory_order_relaxed);
+      if (n == 0) continue;
+      const size_t path = c % detail::kPaths, dtype = c / detail::kPaths % kNumDtypes;
+      const size_t op = c / detail::kPaths / kNumDtypes;
+      r.entries.push_back({std::string(op_name(static_cast<OpId>(op))), dev, static_cast<Dtype>(dtype),
+                           static_cast<Path>(path), n});
+    }
+  }
+  std::lock_guard lock(s.mu);
+  for (const auto& [k, n] : s.overflow)
     r.entries.push_back({std::string(op_name(static_cast<OpId>(k.op))),
                          Device(static_cast<DeviceKind>(k.kind), k.index).str(), static_cast<Dtype>(k.dtype),
                          static_cast<Path>(k.path), n});
@@ -86,10 +138,15 @@ Report report() {
   return r;
 }
 
+// Counters of ops recorded while the reset runs may survive it (each counter is
+// zeroed atomically, the table as a whole is not).
 void reset_report() {
   auto& s = detail::state();
+  for (auto& slot : s.tables)
+    if (detail::Table* t = slot.load(std::memory_order_acquire))
+      for (auto& n : t->n) n.store(0, std::memory_order_relaxed);
   std::lock_guard lock(s.mu);
-  s.counts.clear();
+  s.overflow.clear();
   s.transfers.clear();
   s.warnings.clear();
 }

@@ -2,6 +2,7 @@
 #include "concord/creation.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/dispatch.h"
 
@@ -9,19 +10,45 @@ namespace concord {
 
 using detail::Plan;
 
-Tensor empty(Shape shape, Dtype dtype, const Device& device) {
-  const int64_t n = numel(shape);
-  const Dtype t = detail::storage_dtype("fill", device, dtype);
+namespace {
+std::string approx(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// Element count and byte size of a new tensor, checked: a negative size or a
+// count that overflows int64 (or a byte size that overflows size_t) is a
+// ShapeError naming the creating op, the shape, the dtype and the device.
+size_t checked_bytes(const char* op, const Shape& shape, Dtype dtype, const Device& device) {
+  const std::string what = " (" + std::string(name(dtype)) + " on " + device.str() + ")";
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0)
+      throw ShapeError(std::string("[") + op + "] negative size " + std::to_string(s) + " in shape " + shape_str(shape) +
+                       what + "; sizes must be >= 0");
+    if (__builtin_mul_overflow(n, s, &n))
+      throw ShapeError(std::string("[") + op + "] the element count of shape " + shape_str(shape) + what +
+                       " overflows int64; use smaller sizes");
+  }
   size_t bytes;
-  if (__builtin_mul_overflow(static_cast<size_t>(n), itemsize(t), &bytes))
-    throw ShapeError("[empty] shape " + shape_str(shape) + " needs more bytes than fit in size_t; use smaller sizes");
+  if (__builtin_mul_overflow(static_cast<size_t>(n), itemsize(dtype), &bytes))
+    throw ShapeError(std::string("[") + op + "] shape " + shape_str(shape) + what +
+                     " needs more bytes than fit in size_t; use smaller sizes");
+  return bytes;
+}
+
+Tensor empty_for(const char* op, Shape shape, Dtype dtype, const Device& device) {
+  checked_bytes(op, shape, dtype, device);  // before anything else: no warning or record for a bad shape
+  const Dtype t = detail::storage_dtype("fill", device, dtype);
+  const size_t bytes = checked_bytes(op, shape, t, device);
   auto st = detail::backend_for(device).allocate(bytes, device);
   Strides strides = contiguous_strides(shape);
   return Tensor(std::move(st), std::move(shape), std::move(strides), 0, t);
 }
 
-Tensor full(Shape shape, Scalar value, Dtype dtype, const Device& device) {
-  Tensor out = empty(std::move(shape), dtype, device);
+Tensor full_for(const char* op, Shape shape, Scalar value, Dtype dtype, const Device& device) {
+  Tensor out = empty_for(op, std::move(shape), dtype, device);
   Plan p = detail::plan(OpId::fill, device, out.dtype(), shape_str(out.shape()));
   if (p.fallback()) {
     Tensor h = full(out.shape(), value, out.dtype(), kCPU);
@@ -32,9 +59,18 @@ Tensor full(Shape shape, Scalar value, Dtype dtype, const Device& device) {
   detail::record(p);
   return out;
 }
+}  // namespace
 
-Tensor zeros(Shape shape, Dtype dtype, const Device& device) { return full(std::move(shape), 0, dtype, device); }
-Tensor ones(Shape shape, Dtype dtype, const Device& device) { return full(std::move(shape), 1, dtype, device); }
+Tensor empty(Shape shape, Dtype dtype, const Device& device) { return empty_for("empty", std::move(shape), dtype, device); }
+
+Tensor full(Shape shape, Scalar value, Dtype dtype, const Device& device) {
+  return full_for("full", std::move(shape), value, dtype, device);
+}
+
+Tensor zeros(Shape shape, Dtype dtype, const Device& device) {
+  return full_for("zeros", std::move(shape), 0, dtype, device);
+}
+Tensor ones(Shape shape, Dtype dtype, const Device& device) { return full_for("ones", std::move(shape), 1, dtype, device); }
 Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device()); }
 Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()); }
 Tensor full_like(const Tensor& t, Scalar v) { return full(t.shape(), v, t.dtype(), t.device()); }
@@ -43,7 +79,7 @@ Tensor scalar_tensor(Scalar v, Dtype dtype, const Device& device) { return full(
 
 namespace {
 Tensor iota(OpId op, int64_t n, double start, double step, Dtype dtype, const Device& device) {
-  Tensor out = empty(Shape{n}, dtype, device);
+  Tensor out = empty_for(op == OpId::arange ? "arange" : "linspace", Shape{n}, dtype, device);
   Plan p = detail::plan(op, device, out.dtype(), "[" + std::to_string(n) + "]");
   if (out.numel() > 0) {
     if (p.fallback()) {
@@ -76,9 +112,19 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<Dtype> dtype,
   int64_t n;
   if (all_int) {
     const int64_t ia = start.to_int(), ib = end.to_int(), is = step.to_int();
-    n = is > 0 ? (ib - ia + is - 1) / is : (ia - ib + (-is) - 1) / (-is);
+    // In 128 bits: end - start overflows int64 for extreme bounds.
+    const __int128 span = is > 0 ? __int128{ib} - ia : __int128{ia} - ib, st = is > 0 ? is : -__int128{is};
+    const __int128 count = (span + st - 1) / st;
+    if (count > INT64_MAX)
+      throw ShapeError("[arange] start " + start.str() + ", end " + end.str() + ", step " + step.str() +
+                       " gives more elements than int64 can count; use a larger step");
+    n = static_cast<int64_t>(count);
   } else {
-    n = static_cast<int64_t>(std::ceil((b - a) / s));
+    const double count = std::ceil((b - a) / s);
+    if (!(count < 9.2e18))  // the cast below would overflow int64
+      throw ShapeError("[arange] start " + start.str() + ", end " + end.str() + ", step " + step.str() + " gives " +
+                       approx(count) + " elements, more than int64 can count; use a larger step");
+    n = static_cast<int64_t>(count);
   }
   return iota(OpId::arange, n, a, s, t, device);
 }
@@ -108,6 +154,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, Dtype dtype, const Device& devic
 }
 
 Tensor from_host(const void* data, Shape shape, Dtype dtype, const Device& device) {
+  checked_bytes("from_host", shape, dtype, device);
   const int64_t n = numel(shape);
   if (n > 0 && data == nullptr)
     throw ValueError("[from_host] data is null for shape " + shape_str(shape) + "; pass a pointer to " +

@@ -28,6 +28,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/host_cache.h"
 #include "backend/cpu/loops.h"
+#include "concord/fault_injection.h"
 
 namespace concord::detail::cpu {
 
@@ -249,6 +250,9 @@ inline int small_class(size_t nbytes) {  // 64 << class >= nbytes
 }  // namespace
 
 void* host_alloc(size_t nbytes, const Device& d) {
+  // Test hook (one relaxed load when off): an injected failure takes the real out-of-memory path.
+  if (fault::should_fail_alloc(d.kind() == DeviceKind::emu ? testing::AllocKind::emu : testing::AllocKind::host))
+    out_of_memory(nbytes, d);
   if (nbytes >= kLargeBlock) return large_alloc(nbytes, d);
   size_t rounded;
   if (kSmallCache && nbytes <= kSmallMax) {

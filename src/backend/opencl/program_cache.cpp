@@ -20,6 +20,7 @@
 
 #include "backend/opencl/runtime.h"
 #include "concord/error.h"
+#include "concord/fault_injection.h"
 
 namespace concord::detail::ocl {
 
@@ -144,6 +145,19 @@ cl_program Context::program(const std::string& name, const std::string& source,
 
 cl_program Context::build(const std::string& name, const std::string& source,
                           const std::string& options, const std::string& key) {
+  // Test hook: an injected failure compiles the source with an #error line, so
+  // the error below carries a real build log from the compiler.
+  if (fault::should_fail_build()) {
+    const std::string bad = source + "\n#error concord fault injection: injected build failure\n";
+    const char* text = bad.c_str();
+    const size_t len = bad.size();
+    cl_int err = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(ctx_, 1, &text, &len, &err);
+    check(err, "clCreateProgramWithSource", this);
+    err = clBuildProgram(p, 1, &device_, options.c_str(), nullptr, nullptr);
+    if (err == CL_SUCCESS) err = CL_BUILD_PROGRAM_FAILURE;  // a compiler that ignores #error
+    throw_build_error(name, options, err, p);
+  }
   std::string file;
   if (fs::path dir = cache_dir(); !dir.empty()) {
     std::string stem;
@@ -161,18 +175,20 @@ cl_program Context::build(const std::string& name, const std::string& source,
   cl_program p = clCreateProgramWithSource(ctx_, 1, &text, &len, &err);
   check(err, "clCreateProgramWithSource", this);
   err = clBuildProgram(p, 1, &device_, options.c_str(), nullptr, nullptr);
-  if (err != CL_SUCCESS) {
-    std::string log = build_log(p, device_);
-    clReleaseProgram(p);
-    throw DeviceError("[opencl] building program '" + name + "' failed on " + device_string() +
-                      " (" + info_.name + ", driver " + info_.driver_version + ") with options '" +
-                      options + "': " + error_name(err) +
-                      "; this is a kernel bug or a device limitation, please report it with "
-                      "this log.\nbuild log:\n" + log);
-  }
+  if (err != CL_SUCCESS) throw_build_error(name, options, err, p);
   ++builds_;
   if (!file.empty()) store_binary(file, key, p);
   return p;
+}
+
+void Context::throw_build_error(const std::string& name, const std::string& options, cl_int err,
+                                cl_program p) const {
+  std::string log = build_log(p, device_);
+  clReleaseProgram(p);
+  throw DeviceError("[opencl] building program '" + name + "' failed on " + device_string() + " (" + info_.name +
+                    ", driver " + info_.driver_version + ") with options '" + options + "': " + error_name(err) +
+                    "; this is a kernel bug or a device limitation, please report it with "
+                    "this log.\nbuild log:\n" + log);
 }
 
 // Returns nullptr on any problem: a missing, truncated, stale or foreign

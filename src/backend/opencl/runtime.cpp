@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "concord/error.h"
+#include "concord/fault_injection.h"
 
 namespace concord::detail::ocl {
 
@@ -292,6 +293,9 @@ void Context::throw_oom(size_t nbytes, const std::string& why) const {
 }
 
 cl_mem Context::alloc(size_t nbytes) {
+  // Test hook (one relaxed load when off): fails the way a refused allocation does.
+  if (fault::should_fail_alloc(testing::AllocKind::opencl))
+    throw_oom(nbytes, "injected allocation failure (concord::testing::fail_allocation_after)");
   if (nbytes > info_.max_alloc)
     throw_oom(nbytes, "max single allocation " + std::to_string(info_.max_alloc) + " bytes");
   const size_t bucket = bucket_size(nbytes);
@@ -368,16 +372,30 @@ void Context::empty_cache() {
   bytes_cached_ = 0;
 }
 
+namespace {
+// "clEnqueueWriteBuffer(4096 bytes at offset 0, host -> opencl:0)": a failed
+// transfer says which one, built only on failure.
+std::string transfer_what(const char* call, size_t nbytes, size_t offset, bool to_device, const Context& c) {
+  return std::string(call) + "(" + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) + ", " +
+         (to_device ? "host -> " + c.device_string() : c.device_string() + " -> host") + ")";
+}
+}  // namespace
+
 void Context::write(cl_mem dst, size_t offset, size_t nbytes, const void* src) {
   if (nbytes == 0) return;  // OpenCL rejects zero-size transfers
-  check(clEnqueueWriteBuffer(queue_, dst, CL_TRUE, offset, nbytes, src, 0, nullptr, nullptr),
-        "clEnqueueWriteBuffer", this);
+  // An injected failure reports what a driver does when a transfer cannot complete.
+  const cl_int err = fault::should_fail_transfer()
+                         ? CL_OUT_OF_RESOURCES
+                         : clEnqueueWriteBuffer(queue_, dst, CL_TRUE, offset, nbytes, src, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) check(err, transfer_what("clEnqueueWriteBuffer", nbytes, offset, true, *this).c_str(), this);
 }
 
 void Context::read(cl_mem src, size_t offset, size_t nbytes, void* dst) {
   if (nbytes == 0) return;
-  check(clEnqueueReadBuffer(queue_, src, CL_TRUE, offset, nbytes, dst, 0, nullptr, nullptr),
-        "clEnqueueReadBuffer", this);
+  const cl_int err = fault::should_fail_transfer()
+                         ? CL_OUT_OF_RESOURCES
+                         : clEnqueueReadBuffer(queue_, src, CL_TRUE, offset, nbytes, dst, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) check(err, transfer_what("clEnqueueReadBuffer", nbytes, offset, false, *this).c_str(), this);
 }
 
 void Context::copy(cl_mem src, size_t src_off, cl_mem dst, size_t dst_off, size_t nbytes) {

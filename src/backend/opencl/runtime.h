@@ -190,6 +190,9 @@ class Context {
   cl_program load_binary(const std::string& file, const std::string& key,
                          const std::string& options);
   void store_binary(const std::string& file, const std::string& key, cl_program p);
+  // Releases p and throws DeviceError with the build log.
+  [[noreturn]] void throw_build_error(const std::string& name, const std::string& options, cl_int err,
+                                      cl_program p) const;
   size_t bucket_size(size_t nbytes) const;
   [[noreturn]] void throw_oom(size_t nbytes, const std::string& why) const;
   void free_buffer(cl_mem m, size_t bytes);  // clReleaseMemObject + accounting
