@@ -19,12 +19,13 @@ Capabilities capabilities(int index) {
   if (!info.fp64) c.storable.remove(float64), c.computable.remove(float64);
   if (!info.fp16) c.computable.remove(float16);
   c.computable.remove(bfloat16);  // no OpenCL device computes bfloat16 natively
-  // Native kernels: every op family the backend implements (see the .cpp files);
-  // linear algebra goes through the CPU fallback until it has kernels here.
+  // Native kernels: every op family the backend implements (see the .cpp files).
+  // In linear algebra, the ops built on LU, Cholesky and triangular solves
+  // (linalg.cpp; halves run in float32 working copies, float64 only with
+  // cl_khr_fp64); the norms still go through the CPU fallback.
   for (int i = 0; i < kNumOps; ++i) {
     const OpId op = static_cast<OpId>(i);
-    const std::string_view fam = op_family(op);
-    const bool has = fam != "linalg";
+    const bool has = op_family(op) != "linalg" || (op != OpId::vector_norm && op != OpId::matrix_norm);
     c.native[i] = has ? (op_dtypes(op) & c.storable) : DtypeSet{};
   }
   // randn's Box-Muller uses division and sqrt: bit-equality with the CPU needs

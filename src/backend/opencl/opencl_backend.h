@@ -1,7 +1,7 @@
 // The OpenCL backend: tensors in cl_mem buffers, kernels from kernels/*.cl.
 //
 // One OpenClBackend per device. Kernel families live in separate .cpp files
-// (elementwise.cpp, reduce.cpp, linear.cpp, index.cpp, random.cpp); this
+// (elementwise.cpp, reduce.cpp, linear.cpp, index.cpp, random.cpp, linalg.cpp); this
 // header is their shared contract.
 #pragma once
 
@@ -51,10 +51,15 @@ class OpenClBackend final : public Backend {
   void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) override;  // reduce.cpp
   void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;    // reduce.cpp
   void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;       // reduce.cpp
-  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;             // linear.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha = 1, Scalar beta = 0) override;  // linear.cpp
   void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;  // index.cpp
   void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;        // index.cpp
   void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;      // index.cpp
+  // Linear algebra (linalg.cpp): float32/float64, contiguous [B, n, n] operands.
+  void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) override;
+  void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;
+  void cholesky(const Tensor& a, const Tensor& info) override;
+  void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;
 
   // Builds (once; cached in memory and on disk) the program made of common.cl,
   // the shared headers, and kernels/<file>, with -D options for the device's
@@ -77,6 +82,10 @@ Geom geom(const Tensor& t);
 Geom geom_as(const Tensor& t, const Shape& shape);
 // OpenCL C type name for a dtype ("float", "half" storage is "ushort", ...).
 const char* cl_type(Dtype t);
+
+// Test hook for linalg.cpp: how the LU update is split over work-items
+// (-1: by the device type, the default; 0: by columns, as on GPUs; 1: by rows).
+void set_linalg_split_for_testing(int mode);
 
 // Capabilities read from device `index` (extensions), before profiles.
 Capabilities capabilities(int index);
