@@ -51,21 +51,26 @@ def setup(name):
         a, b = randn(8), randn(8)
         fn = lambda: torch.add(a, b)
     elif kind == "mlp":
+        # 4 x (Linear 1024 -> 1024, ReLU), batch 256. arg: float32; autocast_bfloat16
+        # (float32 module inside torch.autocast("cpu", dtype=torch.bfloat16));
+        # bfloat16 (module and input converted with .to(torch.bfloat16)).
         layers = [torch.nn.Linear(1024, 1024) for _ in range(4)]
         x = randn(256, 1024)
         if arg == "bfloat16":
+            layers = [l.to(torch.bfloat16) for l in layers]
+            x = x.to(torch.bfloat16)
+
+        def forward():
+            h = x
+            for l in layers:
+                h = torch.relu(l(h))
+            return h
+        if arg == "autocast_bfloat16":
             def fn():
                 with torch.autocast("cpu", dtype=torch.bfloat16):
-                    h = x
-                    for l in layers:
-                        h = torch.relu(l(h))
-                    return h
+                    return forward()
         else:
-            def fn():
-                h = x
-                for l in layers:
-                    h = torch.relu(l(h))
-                return h
+            fn = forward
     else:
         raise ValueError("unknown workload " + name)
     _cache[name] = fn

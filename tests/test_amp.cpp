@@ -23,7 +23,7 @@ inline void PrintTo(Dtype t, std::ostream* os) { *os << name(t); }
 namespace {
 
 // ---- the expected table, written out here (not read from the code under test) ----
-const std::set<std::string> kLower = {"matmul", "mm", "bmm", "mv"};
+const std::set<std::string> kLower = {"matmul", "mm", "bmm", "mv", "addmm", "baddbmm", "linear"};
 const std::set<std::string> kFloat32 = {"exp", "log", "pow", "sum", "prod", "softmax", "log_softmax", "logsumexp",
                                         "cumsum", "norm", "vector_norm", "matrix_norm", "solve", "lu_factor",
                                         "lu_solve", "inv", "det", "slogdet", "cholesky", "solve_triangular"};
@@ -122,6 +122,12 @@ std::map<std::string, Runner> runners() {
   r["mv"] = [](Dtype t, const Device& d) { return mv(matrix(t, d), vec(t, d)); };
   r["dot"] = [](Dtype t, const Device& d) { Tensor v = vec(t, d); return dot(v, v); };
   r["outer"] = [](Dtype t, const Device& d) { Tensor v = vec(t, d); return outer(v, v); };
+  r["addmm"] = [](Dtype t, const Device& d) { Tensor a = matrix(t, d); return addmm(vec(t, d), a, a); };
+  r["baddbmm"] = [](Dtype t, const Device& d) {
+    Tensor a = matrix(t, d).unsqueeze(0);
+    return baddbmm(a, a, a);
+  };
+  r["linear"] = [](Dtype t, const Device& d) { return linear(matrix(t, d), matrix(t, d), vec(t, d)); };
   r["cat"] = [](Dtype t, const Device& d) { Tensor v = vec(t, d); return cat({v, v}); };
   r["stack"] = [](Dtype t, const Device& d) { Tensor v = vec(t, d); return stack({v, v}); };
   r["index_select"] = [](Dtype t, const Device& d) {
@@ -207,8 +213,8 @@ TEST_P(AutocastTest, EveryOpFollowsTheTable) {
       ++checked;
     }
   }
-  // 4 lower ops x float32 + 19 float32 ops (without pow) x 2 half dtypes.
-  EXPECT_EQ(changed, 4 + 19 * 2);
+  // 7 lower ops x float32 + 19 float32 ops (without pow) x 2 half dtypes.
+  EXPECT_EQ(changed, 7 + 19 * 2);
   EXPECT_GT(checked, 300);
 }
 
@@ -272,6 +278,28 @@ TEST_P(AutocastTest, LowerPrecisionMatchesAnExplicitCast) {
   EXPECT_TENSOR_CLOSE(in_scope, by_hand, {.rtol = 0, .atol = 0});
   const auto m = testing::check_matmul(in_scope, a.to(lo), b.to(lo));
   EXPECT_TRUE(m.ok) << m.str();
+}
+
+TEST_P(AutocastTest, LinearAndNnLinearRunInTheLowerDtype) {
+  // linear (and nn::Linear, which calls it) is the op with the lower dtype on
+  // every operand, the bias included: the same bits as linear on cast inputs.
+  const Tensor x = randn({6, 8}, float32, device(), 5);
+  const nn::Linear lin(8, 3, true, float32, device(), 11);
+  const Dtype lo = lower();
+  Tensor op_in_scope, layer_in_scope, add_in_scope;
+  {
+    autocast ac(device().kind());
+    op_in_scope = linear(x, lin.weight(), lin.bias());
+    layer_in_scope = lin(x);
+    add_in_scope = addmm(lin.bias(), x, lin.weight().t());
+  }
+  const Tensor by_hand = linear(x.to(lo), lin.weight().to(lo), lin.bias().to(lo));
+  ASSERT_EQ(op_in_scope.dtype(), lo);
+  ASSERT_EQ(layer_in_scope.dtype(), lo);
+  ASSERT_EQ(add_in_scope.dtype(), lo);
+  EXPECT_TENSOR_CLOSE(op_in_scope, by_hand, {.rtol = 0, .atol = 0});
+  EXPECT_TENSOR_CLOSE(layer_in_scope, by_hand, {.rtol = 0, .atol = 0});
+  EXPECT_TENSOR_CLOSE(add_in_scope, by_hand, {.rtol = 0, .atol = 0});
 }
 
 TEST_P(AutocastTest, NestingAndExitRestore) {

@@ -102,10 +102,7 @@ class ConcurrencyTest : public test::DeviceTest {};
 TEST_P(ConcurrencyTest, ResultsAndReportCountersMatchOneThread) {
   const Device d = device();
   const Tensor a = filled({64, 48}, d, 1), b = filled({64, 48}, d, 2), sq = filled({16, 16}, d, 3, true);
-  auto all = ops();
-  // OpenCL linear algebra is being rewritten and does not yet give the same
-  // bits on every call, even on one thread (reported); it is left out there.
-  if (d.kind() == DeviceKind::opencl) std::erase_if(all, [](const auto& o) { return o.first == "solve"; });
+  const auto all = ops();
   // One thread: the reference results and the report of one run of every op.
   std::vector<std::vector<uint8_t>> expected;
   for (const auto& [name, op] : all) expected.push_back(host_bytes(op(a, b, sq)));

@@ -2,7 +2,8 @@
 // floating dtype, against float64 references written here with plain loops.
 //
 // Linear:       |y - ref| <= 2·k·u_acc·(|x||W|) + 2·u·(|x||W| + |b|) elementwise
-//               (the product's accumulation, its rounding, the bias add's rounding).
+//               (the accumulation with the bias folded in, and the final rounding;
+//               the bound also covers a product and a bias add rounded apart).
 // SpectralNorm: one power iteration and sigma from the module's own u, v;
 //               bounds derived in the comments at spectral_bound().
 // scan:         the same bits as the loop written by hand; a scan over a
@@ -178,7 +179,22 @@ TEST_P(LinearAutocastTest, TheProductRunsInTheLowerDtype) {
   const Dtype lo = default_autocast_dtype(device());
   const Tensor y = lin(x);
   EXPECT_EQ(y.dtype(), lo);
-  EXPECT_EQ(bits(y), bits(add(matmul(x.to(lo), lin.weight().to(lo).t()), lin.bias().to(lo))));
+  // The linear op on the operands rounded to lo (bias included), bit for bit.
+  const Tensor xl = x.to(lo), wl = lin.weight().to(lo), bl = lin.bias().to(lo);
+  EXPECT_EQ(bits(y), bits(linear(xl, wl, bl)));
+  // The bias joins the float32 sum and the result is rounded once: within the
+  // accumulation error plus half an ulp of lo of the exact value.
+  const auto hy = host(y), hx = host(xl), hw = host(wl), hb = host(bl);
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t j = 0; j < 8; ++j) {
+      double ref = hb[j], mag = std::fabs(hb[j]);
+      for (int64_t k = 0; k < 16; ++k) {
+        ref += hx[r * 16 + k] * hw[j * 16 + k];
+        mag += std::fabs(hx[r * 16 + k] * hw[j * 16 + k]);
+      }
+      const double acc = 2 * 18 * accumulation_roundoff(lo) * mag;
+      EXPECT_LE(std::fabs(hy[r * 8 + j] - ref), acc + unit_roundoff(lo) * (std::fabs(ref) + acc)) << r << "," << j;
+    }
 }
 
 CONCORD_INSTANTIATE_DEVICES(LinearAutocastTest);

@@ -3,9 +3,10 @@
 // Inside an autocast scope for a device kind, ops on tensors of a device of
 // that kind pick their precision from one table (autocast_policy):
 //   lower    float32 inputs run in the scope's lower-precision dtype (matmul,
-//            mm, bmm, mv): the kernels accumulate in float32 and round once,
-//            so the result is a bfloat16/float16 tensor. float64, half and
-//            integer inputs are left alone.
+//            mm, bmm, mv, addmm, baddbmm, linear; the addend/bias too): the
+//            kernels accumulate in float32 and round once, so the result is a
+//            bfloat16/float16 tensor. float64, half and integer inputs are
+//            left alone.
 //   float32  float16/bfloat16 inputs are cast up to float32 and the result is
 //            float32 (exp, log, pow, sum, prod, softmax, log_softmax,
 //            logsumexp, cumsum, norms and all of linalg). Others left alone.
@@ -14,9 +15,8 @@
 //   none     unchanged.
 // Ops given an explicit dtype (sum(x, dims, keepdim, float16), softmax(x, d,
 // bfloat16), creation functions) and in-place ops (copy_) are left alone.
-// PyTorch's linear, addmm and baddbmm are not concord ops (nn::linear is
-// matmul + add and follows matmul). pow is in the table, but its front end
-// (src/ops/binary.cpp) does not call the hook yet.
+// nn::Linear calls the linear op, so it follows the table. pow is in the
+// table, but its front end (src/ops/binary.cpp) does not call the hook yet.
 //
 // The lower dtype, unless the scope names one: bfloat16 on cpu and emu; on
 // OpenCL float16 when the device computes float16

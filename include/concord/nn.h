@@ -31,11 +31,12 @@
 namespace concord::nn {
 
 // y = x · weightᵀ + bias for x [..., in], weight [out, in], bias [out] (or
-// undefined for none): matmul broadcasting over the leading dims. Operands
-// need the weight's device and dtype. Inside an autocast scope the product
-// runs in the lower dtype (as matmul) and the bias is added in the product's
-// dtype, so the result has the lower dtype, as PyTorch's linear.
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+// undefined for none): concord::linear (ops.h), one op with the bias folded
+// into the product. Operands need the weight's device and dtype. Inside an
+// autocast scope float32 operands (bias included) run in the lower dtype with
+// float32 accumulation and one rounding, so the result has the lower dtype,
+// as PyTorch's linear.
+using concord::linear;
 
 class Linear {
  public:

@@ -156,6 +156,23 @@ Tensor mv(const Tensor& a, const Tensor& v);    // [n,k] x [k]
 Tensor dot(const Tensor& a, const Tensor& b);   // [k] . [k] -> 0-dim
 Tensor outer(const Tensor& a, const Tensor& b); // [n] x [m] -> [n,m]
 
+// Products with an addend, as PyTorch's (one kernel: the addend is folded into
+// the product, so float16/bfloat16 round once and float32/float64 make one BLAS
+// call):
+//   addmm    beta·input + alpha·(mat1 @ mat2)      mat1 [n,k], mat2 [k,m]
+//   baddbmm  beta·input + alpha·(batch1 @ batch2)  batch1 [b,n,k], batch2 [b,k,m]
+//   linear   x · weightᵀ + bias                    x [..., in], weight [out, in],
+//            bias [out] or undefined (none); x 1-D gives [out].
+// input broadcasts to the product's shape. beta = 0 ignores input entirely
+// (NaN and inf in it do not propagate). All operands need one device and one
+// dtype (DtypeError otherwise: no implicit promotion, as the products);
+// integer tensors take integer alpha and beta (ValueError for a fractional one).
+//   auto y = concord::addmm(b, x, w, /*beta=*/1, /*alpha=*/0.5);
+//   auto z = concord::linear(x, w, b);   // same as addmm(b, x, w.t()) for 2-D x
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1);
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
 // ---- shape ----
 Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);

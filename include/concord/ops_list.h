@@ -33,7 +33,7 @@
   X(softmax, reduce) X(log_softmax, reduce) X(cumsum, reduce)                            \
   /* linear */                                                                           \
   X(matmul, linear) X(mm, linear) X(bmm, linear) X(mv, linear) X(dot, linear)            \
-  X(outer, linear)                                                                       \
+  X(outer, linear) X(addmm, linear) X(baddbmm, linear) X(linear, linear)                 \
   /* shape */                                                                            \
   X(cat, shape) X(stack, shape) X(index_select, shape) X(gather, shape) X(flip, shape)   \
   X(tril, shape) X(triu, shape)                                                          \

@@ -21,6 +21,7 @@ std::string_view name(AutocastPolicy p) {
 AutocastPolicy autocast_policy(OpId op) {
   switch (op) {
     case OpId::matmul: case OpId::mm: case OpId::bmm: case OpId::mv:
+    case OpId::addmm: case OpId::baddbmm: case OpId::linear:
       return AutocastPolicy::lower;
     case OpId::exp: case OpId::log: case OpId::pow: case OpId::sum: case OpId::prod:
     case OpId::softmax: case OpId::log_softmax: case OpId::logsumexp: case OpId::cumsum:

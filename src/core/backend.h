@@ -66,8 +66,12 @@ class Backend {
   virtual void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) = 0;
 
   // ---- linear ----
-  // a [B,M,K], b [B,K,N] (any strides, stride 0 on broadcast batch), out [B,M,N] contiguous.
-  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // out = alpha·(a @ b) + beta·out for a [B,M,K], b [B,K,N] (any strides, stride 0
+  // on broadcast batch), out [B,M,N] contiguous. beta == 0: out is only written
+  // (what it held, NaN included, is ignored); else it holds the addend. alpha and
+  // beta are exact in out's dtype's compute type (integers: integral values);
+  // float16/bfloat16 combine in float32 and round once. K == 0 gives beta·out.
+  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha = 1, Scalar beta = 0) = 0;
 
   // ---- indexing ----
   // The one exception to "kernels never validate": index values live on the

@@ -28,7 +28,7 @@ DtypeSet op_dtypes(OpId op) {
     case OpId::sum: case OpId::prod: case OpId::max: case OpId::min: case OpId::amax:
     case OpId::amin: case OpId::argmax: case OpId::argmin: case OpId::cumsum:
     case OpId::matmul: case OpId::mm: case OpId::bmm: case OpId::mv: case OpId::dot:
-    case OpId::outer: case OpId::pow:
+    case OpId::outer: case OpId::addmm: case OpId::baddbmm: case OpId::linear: case OpId::pow:
       return numeric;
     default:  // transcendental, division, statistics, softmax, random floats, linalg
       return floating;

@@ -1,8 +1,11 @@
-// Linear front ends: matmul, mm, bmm, mv, dot, outer.
+// Linear front ends: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear.
 //
 // Every op reduces to one kernel, Backend::matmul(a [B,M,K], b [B,K,N],
-// out [B,M,N]): vectors become 1-row / 1-column matrices and broadcast batch
-// dims become stride-0 views, so nothing is copied here.
+// out [B,M,N], alpha, beta): vectors become 1-row / 1-column matrices and
+// broadcast batch dims become stride-0 views, so nothing is copied here. The
+// addend of addmm/baddbmm/linear is broadcast into out and the kernel adds the
+// product to it (beta = 1 for BLAS): one pass over out, one rounding for the
+// half types, where composing matmul + add would round twice.
 #include <string>
 #include <utility>
 
@@ -71,31 +74,45 @@ Tensor batch3(const Tensor& t, int64_t batch, int64_t bstride) {
 // Runs the kernel over a [..., M, K] and b [..., K, N] that already have the
 // same (broadcast) batch dims; out is contiguous [..., M, N]. Batch dims that
 // cannot be merged into one stride are looped over here.
-void run_batched(Plan& p, const Tensor& a, const Tensor& b, const Tensor& out) {
+void run_batched(Plan& p, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
   const int64_t nb = a.ndim() - 2;
   int64_t sa = 0, sb = 0;
   if (merge_batch(a, nb, &sa) && merge_batch(b, nb, &sb)) {
     int64_t batch = 1;
     for (int64_t d = 0; d < nb; ++d) batch *= a.size(d);
-    p.backend->matmul(batch3(a, batch, sa), batch3(b, batch, sb), batch3(out, batch, out.size(-1) * out.size(-2)));
+    p.backend->matmul(batch3(a, batch, sa), batch3(b, batch, sb), batch3(out, batch, out.size(-1) * out.size(-2)),
+                      alpha, beta);
     return;
   }
-  for (int64_t i = 0; i < a.size(0); ++i) run_batched(p, a.select(0, i), b.select(0, i), out.select(0, i));
+  for (int64_t i = 0; i < a.size(0); ++i)
+    run_batched(p, a.select(0, i), b.select(0, i), out.select(0, i), alpha, beta);
 }
+
+bool is_zero(const Scalar& s) { return s.to_double() == 0.0 && s.to_int() == 0; }
+
+// beta·input + alpha·product; input (if any) broadcasts to the product's shape.
+struct Addend {
+  const Tensor* input = nullptr;
+  Scalar beta = 0, alpha = 1;
+};
 
 // The shared tail of every op: plan, move/cast the operands, then views(x, y)
 // gives x as [..., M, K] and y as [..., K, N] with equal batch dims (built
 // after the move so that a fallback copies only the real elements).
 template <class Views>
-Tensor multiply(OpId op, const Device& dev, const Tensor& a, const Tensor& b, Shape out_shape, Views views) {
-  Plan p = detail::plan(op, dev, detail::autocast_dtype(op, dev, a.dtype()), pair_str(a, b));
+Tensor multiply(OpId op, const Device& dev, const Tensor& a, const Tensor& b, Shape out_shape, Views views,
+                const Addend& add = {}) {
+  const std::string shapes = add.input ? shape_str(add.input->shape()) + ", " + pair_str(a, b) : pair_str(a, b);
+  Plan p = detail::plan(op, dev, detail::autocast_dtype(op, dev, a.dtype()), shapes);
   const auto [x, y] = views(detail::prepare_input(p, a), detail::prepare_input(p, b));
   Shape full = x.shape();
   full.back() = y.size(-1);
   Tensor out = empty(full, p.compute, p.exec);
+  // beta = 0 never reads input (NaN in it must not show), so out is not filled.
+  const bool use_input = add.input && !is_zero(add.beta);
   if (out.numel() > 0) {
-    if (x.size(-1) == 0) p.backend->fill(out, 0);  // an empty sum
-    else run_batched(p, x, y, out);
+    if (use_input) p.backend->copy(detail::prepare_input(p, *add.input).expand(full), out);
+    run_batched(p, x, y, out, add.alpha, use_input ? add.beta : Scalar(0));
   }
   out = detail::finish_output(p, out.view(std::move(out_shape)));
   detail::record(p);
@@ -104,9 +121,19 @@ Tensor multiply(OpId op, const Device& dev, const Tensor& a, const Tensor& b, Sh
 
 using Pair = std::pair<Tensor, Tensor>;
 
+// Inside an autocast scope each float32 operand goes to the lower dtype on its
+// own, before the checks (as PyTorch): a bfloat16 activation meets a float32
+// weight in the next layer. Outside a scope this is one thread-local read.
+#define CONCORD_AUTOCAST(op, fn, ...)                                         \
+  if (auto cast_ = detail::autocast_inputs(OpId::op, {__VA_ARGS__})) {       \
+    const auto& c_ = *cast_;                                                 \
+    return fn;                                                               \
+  }
+
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  CONCORD_AUTOCAST(matmul, matmul(c_[0], c_[1]), &a, &b)
   const Device dev = check_operands("matmul", a, b);
   if (a.ndim() == 0 || b.ndim() == 0)
     throw ShapeError("[matmul] both operands need at least 1 dim, got " + detail::describe(a) + " and " +
@@ -136,6 +163,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  CONCORD_AUTOCAST(mm, mm(c_[0], c_[1]), &a, &b)
   const Device dev = check_operands("mm", a, b);
   if (a.ndim() != 2 || b.ndim() != 2) rank_error("mm", "two 2-D tensors [n, k] and [k, m]", a, b);
   if (a.size(1) != b.size(0)) mismatch("mm", a, b, a.size(1), b.size(0));
@@ -144,6 +172,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  CONCORD_AUTOCAST(bmm, bmm(c_[0], c_[1]), &a, &b)
   const Device dev = check_operands("bmm", a, b);
   if (a.ndim() != 3 || b.ndim() != 3) rank_error("bmm", "two 3-D tensors [b, n, k] and [b, k, m]", a, b);
   if (a.size(0) != b.size(0))
@@ -156,6 +185,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  CONCORD_AUTOCAST(mv, mv(c_[0], c_[1]), &a, &v)
   const Device dev = check_operands("mv", a, v);
   if (a.ndim() != 2 || v.ndim() != 1) rank_error("mv", "a 2-D matrix [n, k] and a 1-D vector [k]", a, v);
   if (a.size(1) != v.size(0)) mismatch("mv", a, v, a.size(1), v.size(0));
@@ -180,6 +210,107 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   // A product with k = 1: each element is one rounded multiplication.
   return multiply(OpId::outer, dev, a, b, Shape{a.size(0), b.size(0)},
                   [](const Tensor& x, const Tensor& y) { return Pair(x.unsqueeze(1), y.unsqueeze(0)); });
+}
+
+// ---- products with an addend ----
+
+namespace {
+
+std::string on(const Tensor& t) { return detail::describe(t) + " on " + t.device().str(); }
+
+// input, mat1, mat2: one device, one dtype; alpha and beta integral for integers.
+Device check_addend(const char* op, const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                    const Scalar& alpha) {
+  if (!input.defined())
+    throw ValueError(std::string("[") + op + "] input is undefined (default-constructed); create it first");
+  const Device d = check_operands(op, m1, m2);
+  detail::common_device(op, {&input, &m1, &m2});
+  if (input.dtype() != m1.dtype())
+    throw DtypeError(std::string("[") + op + "] input " + on(input) + " and the matrices " + detail::describe(m1) +
+                     ", " + detail::describe(m2) + " have different dtypes; convert input with .to(concord::" +
+                     std::string(name(m1.dtype())) + ")");
+  if (!is_floating(m1.dtype()) && (alpha.is_floating() || beta.is_floating()))
+    throw ValueError(std::string("[") + op + "] " + std::string(name(m1.dtype())) + " operands on " + d.str() +
+                     " take integer alpha and beta, got beta = " + beta.str() + ", alpha = " + alpha.str() +
+                     "; pass integers, or convert the operands to a floating dtype");
+  return d;
+}
+
+void check_broadcast(const char* op, const Tensor& input, const Shape& to, const Tensor& m1, const Tensor& m2) {
+  if (input.ndim() <= static_cast<int64_t>(to.size())) {
+    bool ok = true;
+    for (int64_t i = 1; i <= input.ndim(); ++i) {
+      const int64_t s = input.size(-i);
+      ok = ok && (s == 1 || s == to[to.size() - static_cast<size_t>(i)]);
+    }
+    if (ok) return;
+  }
+  throw ShapeError(std::string("[") + op + "] input " + on(input) + " does not broadcast to the product's shape " +
+                   shape_str(to) + " (" + pair_str(m1, m2) + "); give input that shape, or size 1 in the dims to "
+                   "repeat it over");
+}
+
+}  // namespace
+
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
+  CONCORD_AUTOCAST(addmm, addmm(c_[0], c_[1], c_[2], beta, alpha), &input, &mat1, &mat2)
+  const Device dev = check_addend("addmm", input, mat1, mat2, beta, alpha);
+  if (mat1.ndim() != 2 || mat2.ndim() != 2) rank_error("addmm", "two 2-D matrices [n, k] and [k, m]", mat1, mat2);
+  if (mat1.size(1) != mat2.size(0)) mismatch("addmm", mat1, mat2, mat1.size(1), mat2.size(0));
+  Shape out_shape{mat1.size(0), mat2.size(1)};
+  check_broadcast("addmm", input, out_shape, mat1, mat2);
+  return multiply(OpId::addmm, dev, mat1, mat2, std::move(out_shape),
+                  [](const Tensor& x, const Tensor& y) { return Pair(x, y); }, {&input, beta, alpha});
+}
+
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) {
+  CONCORD_AUTOCAST(baddbmm, baddbmm(c_[0], c_[1], c_[2], beta, alpha), &input, &batch1, &batch2)
+  const Device dev = check_addend("baddbmm", input, batch1, batch2, beta, alpha);
+  if (batch1.ndim() != 3 || batch2.ndim() != 3)
+    rank_error("baddbmm", "two 3-D tensors [b, n, k] and [b, k, m]", batch1, batch2);
+  if (batch1.size(0) != batch2.size(0))
+    throw ShapeError("[baddbmm] batch sizes differ: " + pair_str(batch1, batch2) + " (" +
+                     std::to_string(batch1.size(0)) + " != " + std::to_string(batch2.size(0)) + ") for " +
+                     std::string(name(batch1.dtype())) + " on " + dev.str() + "; give both the same batch size");
+  if (batch1.size(2) != batch2.size(1)) mismatch("baddbmm", batch1, batch2, batch1.size(2), batch2.size(1));
+  Shape out_shape{batch1.size(0), batch1.size(1), batch2.size(2)};
+  check_broadcast("baddbmm", input, out_shape, batch1, batch2);
+  return multiply(OpId::baddbmm, dev, batch1, batch2, std::move(out_shape),
+                  [](const Tensor& x, const Tensor& y) { return Pair(x, y); }, {&input, beta, alpha});
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  CONCORD_AUTOCAST(linear, linear(c_[0], c_[1], c_[2]), &x, &weight, &bias)
+  if (!x.defined() || !weight.defined())
+    throw ValueError("[linear] the input or the weight is undefined (default-constructed); create it first");
+  const Device dev = detail::common_device("linear", {&x, &weight, &bias});
+  if (weight.ndim() != 2)
+    throw ShapeError("[linear] the weight must be 2-D [out, in], got " + on(weight) + "; reshape it");
+  if (x.ndim() == 0 || x.size(-1) != weight.size(1))
+    throw ShapeError("[linear] input " + on(x) + " does not fit the weight " + on(weight) + ": its last dim must be " +
+                     std::to_string(weight.size(1)) + " (in_features)");
+  if (x.dtype() != weight.dtype())
+    throw DtypeError("[linear] input " + on(x) + " and weight " + on(weight) + " have different dtypes; convert the "
+                     "input with .to(concord::" + std::string(name(weight.dtype())) + ")");
+  if (bias.defined() && !(bias.ndim() == 1 && bias.size(0) == weight.size(0)))
+    throw ShapeError("[linear] the bias must be 1-D [" + std::to_string(weight.size(0)) + "] for the weight " +
+                     on(weight) + ", got " + on(bias));
+  if (bias.defined() && bias.dtype() != weight.dtype())
+    throw DtypeError("[linear] bias " + on(bias) + " and weight " + on(weight) + " have different dtypes; convert "
+                     "the bias with .to(concord::" + std::string(name(weight.dtype())) + ")");
+  // x [..., M, in] times weightᵀ [in, out] shared by every batch (stride 0): the
+  // CPU kernel turns a contiguous x into one tall product [batch·M, in] x [in, out].
+  Shape out_shape(x.shape().begin(), x.shape().end() - 1);
+  out_shape.push_back(weight.size(0));
+  return multiply(OpId::linear, dev, x, weight, std::move(out_shape),
+                  [](const Tensor& a, const Tensor& w) {
+                    Tensor a2 = a.ndim() == 1 ? a.unsqueeze(0) : a;
+                    Shape eb(a2.shape().begin(), a2.shape().end() - 2);
+                    eb.push_back(w.size(1));
+                    eb.push_back(w.size(0));
+                    return Pair(a2, w.t().expand(eb));
+                  },
+                  bias.defined() ? Addend{&bias, 1, 1} : Addend{});
 }
 
 }  // namespace concord

@@ -2,6 +2,7 @@
 #include "bench_workloads.h"
 
 #include <memory>
+#include <optional>
 
 #include "concord/concord.h"
 
@@ -10,7 +11,7 @@ namespace concord::cli {
 namespace {
 struct State {
   Tensor a, b, c;
-  std::vector<Tensor> ws, bs;
+  std::vector<nn::Linear> layers;
 };
 }  // namespace
 
@@ -43,20 +44,25 @@ std::vector<Workload> workloads(const Device& dev) {
   out.push_back({"add 8 float32", "add8:float32", 0, 0, 2000,
                  [st, dev] { st->a = randn({8}, float32, dev, 1); st->b = randn({8}, float32, dev, 2); },
                  [st] { st->c = add(st->a, st->b); }, clear});
-  // A 4-layer MLP forward, batch 256, width 1024: relu(x W^T + b) four times.
-  for (Dtype t : {float32, bfloat16}) {
-    const std::string dn(name(t));
-    out.push_back({"mlp 4x1024 b256 " + dn, "mlp:" + dn, 4 * 2.0 * 256 * 1024 * 1024, 0, 1,
-                   [st, t, dev] {
-                     st->a = randn({256, 1024}, t, dev, 1);
-                     for (int l = 0; l < 4; ++l) {
-                       st->ws.push_back(mul(randn({1024, 1024}, t, dev, 10 + l), 0.03));
-                       st->bs.push_back(zeros({1024}, t, dev));
-                     }
+  // A 4-layer MLP forward, batch 256, width 1024: h = relu(linear(h)) four times
+  // with nn::Linear (1024 -> 1024, bias). Three variants, each with a PyTorch twin:
+  //   float32        float32 layers and input
+  //   autocast bf16  the same float32 layers inside a cpu autocast(bfloat16) scope
+  //                  (torch.autocast("cpu", dtype=torch.bfloat16))
+  //   bfloat16       layers and input stored in bfloat16 (module.to(torch.bfloat16))
+  struct Mlp { const char* label; const char* twin; Dtype t; bool autocast; };
+  for (const Mlp& m : {Mlp{"f32", "mlp:float32", float32, false}, Mlp{"autocast bf16", "mlp:autocast_bfloat16", float32, true},
+                       Mlp{"bf16", "mlp:bfloat16", bfloat16, false}}) {
+    out.push_back({std::string("mlp b256 ") + m.label, m.twin, 4 * 2.0 * 256 * 1024 * 1024, 0, 1,
+                   [st, m, dev] {
+                     st->a = randn({256, 1024}, m.t, dev, 1);
+                     for (uint64_t l = 0; l < 4; ++l) st->layers.emplace_back(1024, 1024, true, m.t, dev, 10 + 2 * l);
                    },
-                   [st] {
+                   [st, m, dev] {
+                     std::optional<autocast> ac;
+                     if (m.autocast) ac.emplace(dev.kind(), bfloat16);
                      Tensor h = st->a;
-                     for (size_t l = 0; l < st->ws.size(); ++l) h = relu(add(matmul(h, st->ws[l].t()), st->bs[l]));
+                     for (const auto& layer : st->layers) h = relu(layer(h));
                      st->c = h;
                    },
                    clear});

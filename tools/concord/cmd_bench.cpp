@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "bench_workloads.h"
@@ -83,6 +84,7 @@ int cmd_bench(const BenchOptions& o) {
   out["machine"] = {{"sgemm_gflops", peak}, {"copy_gbs", bw}};
   out["torch"] = torch.version();
   std::printf("%-22s %11s %11s %8s %14s %8s\n", "workload", "concord", "PyTorch", "speedup", "achieved", "of limit");
+  std::map<std::string, std::pair<double, double>> times;  // name -> (concord, PyTorch) medians
   for (const auto& w : workloads(Device(o.device))) {
     if (!o.filter.empty() && w.name.find(o.filter) == std::string::npos) continue;
     std::vector<double> mine, theirs;
@@ -123,6 +125,7 @@ int cmd_bench(const BenchOptions& o) {
       std::snprintf(b, sizeof b, "%.0f%%", 100.0 * w.bytes / mc / 1e9 / bw);
       pct = b;
     }
+    times[w.name] = {mc, tc};
     char ratio[32] = "-";
     if (mc > 0 && tc > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", tc / mc);
     std::printf("%-22s %11s %11s %8s %14s %8s\n", w.name.c_str(), error.empty() ? fmt_time(mc).c_str() : "error",
@@ -131,6 +134,19 @@ int cmd_bench(const BenchOptions& o) {
     if (!torch_error.empty()) std::printf("  PyTorch: %s\n", torch_error.c_str());
     out["workloads"].push_back({{"name", w.name}, {"concord_s", mc}, {"torch_s", tc}, {"speedup", tc > 0 && mc > 0 ? tc / mc : 0},
                                 {"concord_error", error}, {"torch_error", torch_error}, {"flops", w.flops}, {"bytes", w.bytes}});
+  }
+  // The MLP variants against their own float32 time (the perf target is on
+  // concord's autocast bfloat16 / float32).
+  if (auto base = times.find("mlp b256 f32"); base != times.end()) {
+    for (const char* v : {"mlp b256 autocast bf16", "mlp b256 bf16"}) {
+      auto it = times.find(v);
+      if (it == times.end()) continue;
+      const auto [c, t] = it->second;
+      const double rc = base->second.first > 0 && c > 0 ? c / base->second.first : 0;
+      const double rt = base->second.second > 0 && t > 0 ? t / base->second.second : 0;
+      std::printf("%s / f32 time: concord %.2fx, PyTorch %.2fx\n", v, rc, rt);
+      out["mlp_ratios"][v] = {{"concord", rc}, {"torch", rt}};
+    }
   }
   if (!o.json.empty()) std::ofstream(o.json) << out.dump(1) << "\n";
   return 0;

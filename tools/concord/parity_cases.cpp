@@ -190,6 +190,32 @@ std::vector<ParityCase> parity_cases(bool quick) {
   mm_case("mv", "37x101 @ 101", {37, 101}, {101}, false, [](const Tensor& a, const Tensor& c) { return mv(a, c); });
   mm_case("dot", "1001", {1001}, {1001}, false, [](const Tensor& a, const Tensor& c) { return dot(a, c); });
   mm_case("outer", "17 x 23", {17}, {23}, false, [](const Tensor& a, const Tensor& c) { return outer(a, c); });
+  // Products with an addend. With beta = 0 (over a NaN input, which must not
+  // show) or no bias the result is the product alone: the matmul model applies.
+  auto nan_like = [](const Tensor& a, Shape shape) {
+    return full(std::move(shape), is_floating(a.dtype()) ? std::nan("") : 7.0, a.dtype(), a.device());
+  };
+  mm_case("addmm", "beta 0 over NaN 37x29 @ 29x41", {37, 29}, {29, 41}, false,
+          [nan_like](const Tensor& a, const Tensor& c) { return addmm(nan_like(a, {a.size(0), c.size(1)}), a, c, 0); });
+  mm_case("baddbmm", "beta 0 over NaN 4 x 16x33 @ 33x9", {4, 16, 33}, {4, 33, 9}, false,
+          [nan_like](const Tensor& a, const Tensor& c) { return baddbmm(nan_like(a, {a.size(0), a.size(1), c.size(2)}), a, c, 0); });
+  mm_case("linear", "no bias [2, 5, 29] x [41, 29]^T", {2, 5, 29}, {29, 41}, false,
+          [](const Tensor& x, const Tensor& wt) { return linear(x, wt.t()); });
+  // With the addend: |C - Ĉ| <= c·n·u·(|Ĉ| + S), n = k / m, values in [-2, 2].
+  auto add_case = [&](const std::string& op, const std::string& variant, Shape sa, Shape sb, Shape si,
+                      std::function<Tensor(const Ts&)> f) {
+    out.push_back({op, variant, kNum, [=](Dtype t, uint64_t s) {
+                     return Ts{uniform(sa, t, s, -2, 2), uniform(sb, t, s + 1, -2, 2), uniform(si, t, s + 2, -2, 2)}; },
+                   f, Model::relative, 4, 8});
+  };
+  add_case("addmm", "broadcast row 33x64 @ 64x16 + 16", {33, 64}, {64, 16}, {16},
+           [](const Ts& x) { return addmm(x[2], x[0], x[1]); });
+  add_case("addmm", "beta 3 alpha -2", {33, 64}, {64, 16}, {33, 16},
+           [](const Ts& x) { return addmm(x[2], x[0], x[1], 3, -2); });
+  add_case("baddbmm", "3 x 9x40 @ 40x10 + 9x10", {3, 9, 40}, {3, 40, 10}, {9, 10},
+           [](const Ts& x) { return baddbmm(x[2], x[0], x[1]); });
+  add_case("linear", "bias [2, 6, 64] x [16, 64]^T + 16", {2, 6, 64}, {16, 64}, {16},
+           [](const Ts& x) { return linear(x[0], x[1], x[2]); });
 
   // ---- shape ----
   auto shape_case = [&](const std::string& op, std::function<Tensor(const Ts&)> f, int inputs) {

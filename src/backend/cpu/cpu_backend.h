@@ -24,7 +24,7 @@ class CpuBackend : public Backend {
   void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) override;  // reduce.cpp
   void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;     // reduce.cpp
   void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;        // softmax.cpp
-  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;              // matmul.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha = 1, Scalar beta = 0) override;  // matmul.cpp
   void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;  // index.cpp
   void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;        // index.cpp
   void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;       // index.cpp

@@ -1,6 +1,7 @@
-// OpenCL matmul: float32/float64 through CLBlast, float16/bfloat16 through
-// float32 buffers and CLBlast (rounded once on the way back), integers with
-// the tiled kernel of kernels/linear.cl.
+// OpenCL matmul (out = alpha·(a @ b) + beta·out): float32/float64 through
+// CLBlast (which takes alpha and beta itself), float16/bfloat16 through float32
+// buffers and CLBlast (rounded once on the way back), integers with the tiled
+// kernel of kernels/linear.cl.
 #include <clblast.h>
 
 #include <algorithm>
@@ -107,14 +108,21 @@ void tune_for_cpu(Context& c, clblast::Precision prec) {
 
 }  // namespace
 
-void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   if (B == 0 || M == 0 || N == 0) return;
-  if (K == 0) {
-    fill(out, Scalar(0));
+  const Dtype dt = out.dtype();
+  const bool use_beta = beta.to_double() != 0.0 || beta.to_int() != 0;
+  if (K == 0) {  // an empty sum: beta·out
+    if (!use_beta) {
+      fill(out, Scalar(0));
+    } else if (beta.to_double() != 1.0) {
+      Tensor s(allocate(itemsize(dt), device()), Shape{}, Strides{}, 0, dt);
+      fill(s, beta);
+      binary(OpId::mul, out, s.expand(out.shape()), out);
+    }
     return;
   }
-  const Dtype dt = out.dtype();
   // A contiguous copy of t in dtype `as` ([1, R, C] when every batch is the same matrix).
   auto materialize = [&](const Tensor& t, Dtype as) {
     Tensor src = t.size(0) > 1 && t.stride(0) == 0 ? t.narrow(0, 0, 1) : t;
@@ -133,7 +141,7 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) 
     ctx_.launch(k, {up(N), up(M), static_cast<size_t>(B)}, {size_t(ts), size_t(ts), 1}, 3,
                 buffer(a), a.offset(), a.stride(0), a.stride(1), a.stride(2),
                 buffer(b), b.offset(), b.stride(0), b.stride(1), b.stride(2),
-                buffer(out), out.offset(), M, N, K);
+                buffer(out), out.offset(), M, N, K, alpha.to_int(), use_beta ? beta.to_int() : int64_t{0});
     return;
   }
 
@@ -149,6 +157,7 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) 
   if (half) {
     Shape s = out.shape();
     tc = Tensor(allocate(static_cast<size_t>(out.numel()) * 4, device()), s, contiguous_strides(s), 0, float32);
+    if (use_beta) copy(out, tc);  // the addend, widened exactly
   }
   // A single broadcast matrix may have batch stride 0; the batched call accepts it.
   using clblast::Transpose;
@@ -156,16 +165,17 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) 
   auto run = [&](auto one) {
     using T = decltype(one);
     const Transpose at = va.trans ? Transpose::kYes : Transpose::kNo;
-    const Transpose bt = vb.trans ? Transpose::kYes : Transpose::kNo;
+    const Transpose btr = vb.trans ? Transpose::kYes : Transpose::kNo;
+    const T al = static_cast<T>(alpha.to_double()), bt = use_beta ? static_cast<T>(beta.to_double()) : T(0);
     clblast::StatusCode st;
     if (B == 1) {
-      st = clblast::Gemm<T>(clblast::Layout::kRowMajor, at, bt, size_t(M), size_t(N), size_t(K), T(1),
-                            buffer(ta), va.offset, va.ld, buffer(tb), vb.offset, vb.ld, T(0), buffer(tc),
+      st = clblast::Gemm<T>(clblast::Layout::kRowMajor, at, btr, size_t(M), size_t(N), size_t(K), al,
+                            buffer(ta), va.offset, va.ld, buffer(tb), vb.offset, vb.ld, bt, buffer(tc),
                             static_cast<size_t>(tc.offset()), size_t(N), &q, nullptr);
     } else {
       st = clblast::GemmStridedBatched<T>(
-          clblast::Layout::kRowMajor, at, bt, size_t(M), size_t(N), size_t(K), T(1), buffer(ta), va.offset,
-          va.ld, va.batch_stride, buffer(tb), vb.offset, vb.ld, vb.batch_stride, T(0), buffer(tc),
+          clblast::Layout::kRowMajor, at, btr, size_t(M), size_t(N), size_t(K), al, buffer(ta), va.offset,
+          va.ld, va.batch_stride, buffer(tb), vb.offset, vb.ld, vb.batch_stride, bt, buffer(tc),
           static_cast<size_t>(tc.offset()), size_t(N), size_t(M * N), size_t(B), &q, nullptr);
     }
     if (st != clblast::StatusCode::kSuccess)

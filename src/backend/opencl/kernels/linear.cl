@@ -1,5 +1,5 @@
-// Integer matmul: c[b] = a[b] @ b[b] with wrap-around arithmetic in the
-// element type. Built with -DT=<element type> -DU=<uint|ulong> -DTS=<tile>.
+// Integer matmul: c[b] = alpha·(a[b] @ b[b]) + beta·c[b] with wrap-around
+// arithmetic in the element type (beta == 0: c is only written). Built with -DT=<element type> -DU=<uint|ulong> -DTS=<tile>.
 //
 // Products and sums are done in the unsigned type U of at least T's width:
 // arithmetic modulo 2^w gives the same low bits as the CPU's wrapping integer
@@ -8,7 +8,7 @@
 
 __kernel void matmul_int(__global const T* a, long a_off, long sab, long sam, long sak,
                          __global const T* b, long b_off, long sbb, long sbk, long sbn,
-                         __global T* c, long c_off, long M, long N, long K) {
+                         __global T* c, long c_off, long M, long N, long K, long alpha, long beta) {
   __local U ta[TS][TS];
   __local U tb[TS][TS];
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -23,5 +23,10 @@ __kernel void matmul_int(__global const T* a, long a_off, long sab, long sam, lo
     for (int kk = 0; kk < TS; ++kk) acc += ta[ly][kk] * tb[kk][lx];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (row < M && col < N) c[c_off + (bt * M + row) * N + col] = (T)acc;
+  if (row < M && col < N) {
+    const long at = c_off + (bt * M + row) * N + col;
+    acc *= (U)alpha;
+    if (beta != 0) acc += (U)beta * (U)c[at];
+    c[at] = (T)acc;
+  }
 }
