@@ -277,6 +277,127 @@ TEST(VecMath, BinaryMatchesScalar) {
 
 // ---------------- through the public API ----------------
 
+// exp_f32 (the scalar twin used by non-contiguous softmax/logsumexp) gives the
+// bits of the vectorised exp on every ISA.
+TEST(VecMath, ScalarExpHasTheVectorBits) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> xs = random_between(-200.0f, 200.0f, 200'000, 7);
+  for (float f : {0.0f, -0.0f, inf, -inf, nan, 88.72284f, -103.9721f, 160.0f, -160.0f, 1e30f, -1e30f}) xs.push_back(f);
+  for (const vec::Kernels* k : isas()) {
+    std::vector<float> ys(xs.size());
+    k->unary(vec::UnOp::exp, vec::Ty::f32, ys.data(), xs.data(), static_cast<int64_t>(xs.size()));
+    int bad = 0;
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!same_bits_or_both_nan(vec::exp_f32(xs[i]), ys[i]) && bad++ < 3)
+        ADD_FAILURE() << k->name << " exp(" << xs[i] << "): scalar " << vec::exp_f32(xs[i]) << ", vector " << ys[i];
+  }
+}
+
+// The engine's block order written out plainly: lane i % 16, increasing i, lane tree.
+float ref_block(vec::RedOp op, const std::vector<float>& v, size_t i0, size_t len, float shift) {
+  float acc[16];
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float& a : acc) a = op == vec::RedOp::max ? -inf : op == vec::RedOp::min ? inf : -0.0f;
+  auto comb = [op](float a, float b) {
+    if (op == vec::RedOp::max) return (a > b || a != a) ? a : b;
+    if (op == vec::RedOp::min) return (a < b || a != a) ? a : b;
+    return a + b;
+  };
+  for (size_t i = 0; i < len; ++i) {
+    const float x = v[i0 + i];
+    acc[i % 16] = comb(acc[i % 16], op == vec::RedOp::exp_sum ? static_cast<float>(std::exp(static_cast<double>(x - shift))) : x);
+  }
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] = comb(acc[l], acc[l + w]);
+  return acc[0];
+}
+
+// Block reductions: sum/max/min bit-exact against the plain loop above; the
+// exp-sum within a few ULPs of it (its exp rounds differently) and, like
+// everything else, bit-identical across ISAs, halves included.
+TEST(VecMath, ReduceBlocksFollowTheEngineOrder) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t n : {1, 5, 16, 17, 31, 4096, 4097, 3 * 4096 + 333}) {
+    for (bool specials : {false, true}) {
+      std::vector<float> x = random_between(-30.0f, 30.0f, static_cast<size_t>(n), static_cast<uint32_t>(n));
+      if (specials) {
+        x[0] = -0.0f;
+        if (n > 3) { x[n / 2] = nan; x[n - 1] = inf; x[1] = -inf; }
+      }
+      for (vec::RedOp op : {vec::RedOp::sum, vec::RedOp::max, vec::RedOp::min, vec::RedOp::exp_sum}) {
+        const int64_t nb = (n + 4095) / 4096;
+        std::vector<std::vector<float>> parts, es;
+        for (const vec::Kernels* k : isas()) {
+          std::vector<float> part(nb), e(n);
+          k->reduce_blocks(op, vec::Ty::f32, x.data(), n, 1.5f, part.data(), op == vec::RedOp::exp_sum ? e.data() : nullptr);
+          for (int64_t b = 0; b < nb; ++b) {
+            const float want = ref_block(op, x, b * 4096, std::min<int64_t>(4096, n - b * 4096), 1.5f);
+            if (op == vec::RedOp::exp_sum) {
+              if (!specials) EXPECT_LE(std::fabs(part[b] - want), 1e-6f * std::fabs(want)) << k->name << " n=" << n;
+            } else {
+              EXPECT_TRUE(same_bits_or_both_nan(part[b], want)) << k->name << " op " << int(op) << " n=" << n << " b=" << b
+                                                                << ": " << part[b] << " vs " << want;
+            }
+          }
+          if (op == vec::RedOp::exp_sum)
+            for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(same_bits_or_both_nan(e[i], vec::exp_f32(x[i] - 1.5f))) << i;
+          parts.push_back(part);
+          es.push_back(e);
+        }
+        for (size_t k = 1; k < parts.size(); ++k)
+          for (int64_t b = 0; b < nb; ++b) EXPECT_TRUE(same_bits_or_both_nan(parts[k][b], parts[0][b])) << "isa " << k;
+      }
+    }
+  }
+  // Halves: the same as their float32 values.
+  std::vector<float> xf = random_between(-8.0f, 8.0f, 5000, 11);
+  std::vector<uint16_t> xh(xf.size()), xb(xf.size());
+  for (size_t i = 0; i < xf.size(); ++i) {
+    xh[i] = float16_t(xf[i]).bits;
+    xb[i] = bfloat16_t(xf[i]).bits;
+  }
+  std::vector<float> fh(xf.size()), fb(xf.size());
+  for (size_t i = 0; i < xf.size(); ++i) {
+    fh[i] = static_cast<float>(float16_t::from_bits(xh[i]));
+    fb[i] = static_cast<float>(bfloat16_t::from_bits(xb[i]));
+  }
+  for (const vec::Kernels* k : isas())
+    for (vec::RedOp op : {vec::RedOp::sum, vec::RedOp::max, vec::RedOp::exp_sum}) {
+      float p16[2], p32[2], pb[2], pb32[2];
+      k->reduce_blocks(op, vec::Ty::f16, xh.data(), 5000, 0.5f, p16, nullptr);
+      k->reduce_blocks(op, vec::Ty::f32, fh.data(), 5000, 0.5f, p32, nullptr);
+      k->reduce_blocks(op, vec::Ty::bf16, xb.data(), 5000, 0.5f, pb, nullptr);
+      k->reduce_blocks(op, vec::Ty::f32, fb.data(), 5000, 0.5f, pb32, nullptr);
+      for (int b = 0; b < 2; ++b) {
+        EXPECT_EQ(bits(p16[b]), bits(p32[b])) << k->name;
+        EXPECT_EQ(bits(pb[b]), bits(pb32[b])) << k->name;
+      }
+    }
+}
+
+// The softmax output pass: each mode is its scalar formula, rounded once to the dtype.
+TEST(VecMath, RowOutIsTheScalarFormula) {
+  const std::vector<float> x = random_between(-20.0f, 20.0f, 1003, 5);
+  for (const vec::Kernels* k : isas()) {
+    std::vector<float> o(x.size());
+    k->row_out(vec::RowOut::scale, vec::Ty::f32, o.data(), x.data(), 1003, 3.0f, 0.0f);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits(o[i]), bits(x[i] * 3.0f)) << k->name << i;
+    k->row_out(vec::RowOut::exp_scale, vec::Ty::f32, o.data(), x.data(), 1003, 2.0f, 7.0f);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits(o[i]), bits(vec::exp_f32(x[i] - 2.0f) * 7.0f)) << k->name << i;
+    k->row_out(vec::RowOut::log, vec::Ty::f32, o.data(), x.data(), 1003, 2.0f, 7.0f);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits(o[i]), bits((x[i] - 2.0f) - 7.0f)) << k->name << i;
+    std::vector<uint16_t> xh(x.size()), oh(x.size());
+    for (size_t i = 0; i < x.size(); ++i) xh[i] = float16_t(x[i]).bits;
+    k->row_out(vec::RowOut::exp_scale, vec::Ty::f16, oh.data(), xh.data(), 1003, 2.0f, 7.0f);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float xv = static_cast<float>(float16_t::from_bits(xh[i]));
+      ASSERT_EQ(oh[i], float16_t(vec::exp_f32(xv - 2.0f) * 7.0f).bits) << k->name << i;
+    }
+    k->row_out(vec::RowOut::scale, vec::Ty::bf16, oh.data(), x.data(), 1003, 3.0f, 0.0f);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(oh[i], bfloat16_t(x[i] * 3.0f).bits) << k->name << i;
+  }
+}
+
 // The host devices (cpu, emu) run these kernels; an OpenCL device has its own.
 class VecOps : public test::DeviceTest {
  protected:

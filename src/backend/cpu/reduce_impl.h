@@ -9,6 +9,11 @@
 // count, and the three layouts below (contiguous rows, columns, gathered)
 // produce the same bits for the same logical sequence. The tree shape also
 // keeps the rounding error near log2(n)·u instead of n·u.
+//
+// Contiguous runs of float32/float16/bfloat16 for sum, max, min and the
+// exp-sum go to the vectorised kernels (vec_math.h), which hold the lanes of a
+// block in vector registers: the same order, the same bits, several times
+// faster. Every other layout and reducer uses the scalar loops below.
 #pragma once
 
 #include <algorithm>
@@ -21,11 +26,12 @@
 
 #include "backend/cpu/convert.h"
 #include "backend/cpu/loops.h"
+#include "backend/cpu/vec_math.h"
 
 namespace concord::detail::cpu::red {
 
-inline constexpr int64_t kBlock = 4096;  // elements per block (a multiple of kLanes)
-inline constexpr int kLanes = 16;        // independent accumulators per block
+inline constexpr int64_t kBlock = vec::kRedBlock;  // elements per block (a multiple of kLanes)
+inline constexpr int kLanes = vec::kRedLanes;      // independent accumulators per block
 inline constexpr int kCols = 128;        // columns handled together by the column layout
 
 // Accumulation type: float32 for halves and float32, float64 for float64,
@@ -159,6 +165,103 @@ inline void gather(const T* xb, const Geom& g, int64_t i0, int64_t len, V* buf) 
   }
 }
 
+// ---- reducers: V is the value type read, A the accumulator ----
+
+template <class T>
+struct SumR {  // map(v) = v
+  using V = compute_t<T>;
+  using A = acc_t<T>;
+  // -0.0 so that a lane holding one -0.0 keeps its sign (x + -0.0 == x for all x).
+  static A identity() { if constexpr (std::is_floating_point_v<A>) return A(-0.0); else return A(0); }
+  static A combine(A a, A b) { return a + b; }
+  static A map(V v, A) { return static_cast<A>(v); }
+};
+
+template <class T>
+struct ProdR {
+  using V = compute_t<T>;
+  using A = acc_t<T>;
+  static A identity() { return A(1); }
+  static A combine(A a, A b) { return a * b; }
+  static A map(V v, A) { return static_cast<A>(v); }
+};
+
+// max/min propagating NaN. For floats V = A = compute type; integers keep their type.
+template <class T, bool kMax>
+struct ExtremeR {
+  using V = compute_t<T>;
+  using A = V;
+  static A identity() {
+    if constexpr (std::is_floating_point_v<A>) return kMax ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
+    else return kMax ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+  }
+  static A combine(A a, A b) {
+    if constexpr (kMax) return (a > b || a != a) ? a : b;
+    else return (a < b || a != a) ? a : b;
+  }
+  static A map(V v, A) { return v; }
+};
+
+template <class T>
+struct AbsMaxR {  // inf-norm: max |v|, NaN propagates
+  using V = compute_t<T>;
+  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  static A identity() { return A(0); }
+  static A combine(A a, A b) { return (a > b || a != a) ? a : b; }
+  static A map(V v, A) { return std::fabs(static_cast<A>(v)); }
+};
+
+template <class T>
+struct AbsSumR : SumR<T> {
+  using A = typename SumR<T>::A;
+  static A map(typename SumR<T>::V v, A) { return std::fabs(static_cast<A>(v)); }
+};
+
+template <class T>
+struct SquareSumR : SumR<T> {
+  using A = typename SumR<T>::A;
+  static A map(typename SumR<T>::V v, A) { const A a = static_cast<A>(v); return a * a; }
+};
+
+template <class T>
+struct SquaredDevR : SumR<T> {  // sum (v - mean)^2, mean from params
+  using A = typename SumR<T>::A;
+  static A map(typename SumR<T>::V v, A m) { const A d = static_cast<A>(v) - m; return d * d; }
+};
+
+template <class T>
+struct ExpSumR : SumR<T> {  // sum exp(v - shift), shift from params
+  using A = typename SumR<T>::A;
+  // float32: exp_f32, the bits of the vectorised exp, so every layout agrees.
+  static A map(typename SumR<T>::V v, A s) {
+    if constexpr (std::is_same_v<A, float>) return vec::exp_f32(static_cast<A>(v) - s);
+    else return std::exp(static_cast<A>(v) - s);
+  }
+};
+
+template <class T, bool kAll>
+struct BoolR {
+  using V = compute_t<T>;
+  using A = uint8_t;
+  static A identity() { return kAll ? 1 : 0; }
+  static A combine(A a, A b) { return kAll ? (a & b) : (a | b); }
+  static A map(V v, A) { return v != V(0); }
+};
+
+// Reducers with a vectorised kernel for contiguous float32/float16/bfloat16
+// runs (vec::RedOp), -1 for the others (explicitly: AbsSumR and friends derive
+// from SumR but must not inherit its kernel).
+template <class R> inline constexpr int vec_op_v = -1;
+template <class T> inline constexpr int vec_op_v<SumR<T>> = static_cast<int>(vec::RedOp::sum);
+template <class T> inline constexpr int vec_op_v<ExtremeR<T, true>> = static_cast<int>(vec::RedOp::max);
+template <class T> inline constexpr int vec_op_v<ExtremeR<T, false>> = static_cast<int>(vec::RedOp::min);
+template <class T> inline constexpr int vec_op_v<ExpSumR<T>> = static_cast<int>(vec::RedOp::exp_sum);
+
+template <class T>
+inline constexpr bool is_vec_type_v = std::is_same_v<T, float> || std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>;
+template <class T>
+inline constexpr vec::Ty vec_ty_v = std::is_same_v<T, float> ? vec::Ty::f32 : std::is_same_v<T, float16_t> ? vec::Ty::f16 : vec::Ty::bf16;
+
 // Runs reducer R over x (element type T) and calls fin(o, acc) once per output o
 // (possibly from several threads, each o once). params[o] (or A{} if null) is
 // handed to R::map for the elements of output o.
@@ -184,7 +287,34 @@ void run(const Tensor& x, const Geom& g, const R& r, const typename R::A* params
   const bool inner = g.nr == 0 || (g.nr == 1 && g.rst[0] == 1);
   const bool column = !inner && g.nk >= 1 && g.kst[g.nk - 1] == 1 && g.ks[g.nk - 1] >= 4;
 
-  if (column) {
+  bool vec_done = false;
+  if constexpr (vec_op_v<R> >= 0 && is_vec_type_v<T>) {
+    if (inner) {
+      // Runs of whole blocks of one output go to the vectorised kernel.
+      const vec::Kernels& vk = vec::kernels();
+      const int64_t items = nout * nb;
+      parallel_for(items, std::max<int64_t>(1, kParallelGrain / per_block), [&](int64_t ib, int64_t ie) {
+        constexpr int64_t kChunk = 64;
+        float part[kChunk];
+        Walker kw = g.kept();
+        kw.seek(ib / nb);
+        for (int64_t it = ib; it < ie;) {
+          const int64_t o = it / nb, b = it % nb;
+          const int64_t bn = std::min({ie - it, nb - b, kChunk});
+          const int64_t i0 = b * kBlock, len = std::min(bn * kBlock, n - i0);
+          vk.reduce_blocks(static_cast<vec::RedOp>(vec_op_v<R>), vec_ty_v<T>, base + kw.off + i0, len,
+                           static_cast<float>(param(o)), part, nullptr);
+          for (int64_t j = 0; j < bn; ++j) emit(o, b + j, static_cast<A>(part[j]));
+          it += bn;
+          if (it < ie && it % nb == 0) kw.next();
+        }
+      });
+      vec_done = true;
+    }
+  }
+  if (vec_done) {
+    // done above
+  } else if (column) {
     // Outputs along the contiguous innermost kept dim advance together: row by
     // row, kCols columns at a time, each column with its own kLanes lanes.
     const int64_t W = g.ks[g.nk - 1];
@@ -269,84 +399,5 @@ void run(const Tensor& x, const Geom& g, const R& r, const typename R::A* params
     });
   }
 }
-
-// ---- reducers: V is the value type read, A the accumulator ----
-
-template <class T>
-struct SumR {  // map(v) = v
-  using V = compute_t<T>;
-  using A = acc_t<T>;
-  // -0.0 so that a lane holding one -0.0 keeps its sign (x + -0.0 == x for all x).
-  static A identity() { if constexpr (std::is_floating_point_v<A>) return A(-0.0); else return A(0); }
-  static A combine(A a, A b) { return a + b; }
-  static A map(V v, A) { return static_cast<A>(v); }
-};
-
-template <class T>
-struct ProdR {
-  using V = compute_t<T>;
-  using A = acc_t<T>;
-  static A identity() { return A(1); }
-  static A combine(A a, A b) { return a * b; }
-  static A map(V v, A) { return static_cast<A>(v); }
-};
-
-// max/min propagating NaN. For floats V = A = compute type; integers keep their type.
-template <class T, bool kMax>
-struct ExtremeR {
-  using V = compute_t<T>;
-  using A = V;
-  static A identity() {
-    if constexpr (std::is_floating_point_v<A>) return kMax ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
-    else return kMax ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
-  }
-  static A combine(A a, A b) {
-    if constexpr (kMax) return (a > b || a != a) ? a : b;
-    else return (a < b || a != a) ? a : b;
-  }
-  static A map(V v, A) { return v; }
-};
-
-template <class T>
-struct AbsMaxR {  // inf-norm: max |v|, NaN propagates
-  using V = compute_t<T>;
-  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  static A identity() { return A(0); }
-  static A combine(A a, A b) { return (a > b || a != a) ? a : b; }
-  static A map(V v, A) { return std::fabs(static_cast<A>(v)); }
-};
-
-template <class T>
-struct AbsSumR : SumR<T> {
-  using A = typename SumR<T>::A;
-  static A map(typename SumR<T>::V v, A) { return std::fabs(static_cast<A>(v)); }
-};
-
-template <class T>
-struct SquareSumR : SumR<T> {
-  using A = typename SumR<T>::A;
-  static A map(typename SumR<T>::V v, A) { const A a = static_cast<A>(v); return a * a; }
-};
-
-template <class T>
-struct SquaredDevR : SumR<T> {  // sum (v - mean)^2, mean from params
-  using A = typename SumR<T>::A;
-  static A map(typename SumR<T>::V v, A m) { const A d = static_cast<A>(v) - m; return d * d; }
-};
-
-template <class T>
-struct ExpSumR : SumR<T> {  // sum exp(v - shift), shift from params
-  using A = typename SumR<T>::A;
-  static A map(typename SumR<T>::V v, A s) { return std::exp(static_cast<A>(v) - s); }
-};
-
-template <class T, bool kAll>
-struct BoolR {
-  using V = compute_t<T>;
-  using A = uint8_t;
-  static A identity() { return kAll ? 1 : 0; }
-  static A combine(A a, A b) { return kAll ? (a & b) : (a | b); }
-  static A map(V v, A) { return v != V(0); }
-};
 
 }  // namespace concord::detail::cpu::red

@@ -1,13 +1,18 @@
 // softmax, log_softmax and cumsum along one dim on the CPU.
 //
-// softmax is three passes per row: the max (order-free), the sum of exp(x - max)
-// in the engine's fixed blocked order (reduce_impl.h), then an elementwise pass.
+// softmax is three passes per row: the max, the sum of exp(x - max) in the
+// engine's fixed blocked order (reduce_impl.h), then an elementwise pass that
+// multiplies by 1/sum (a division per element is a sizeable share of a row).
+// float32 and the halves use exp_f32 (vec_math.h) everywhere: rows contiguous
+// in memory run on the vectorised kernels, other layouts on scalar loops with
+// the same bits.
 // cumsum is sequential along the dim in the accumulation dtype (float32 for
 // halves, int64 wrapping for integers), rounded to the output at every step.
 #include <cmath>
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/reduce_impl.h"
+#include "backend/cpu/vec_math.h"
 
 namespace concord::detail::cpu {
 
@@ -27,43 +32,60 @@ Tensor wrap_rows(std::vector<A>& v, const Shape& keep_shape, const Shape& shape,
   return t.expand(shape);
 }
 
-// softmax over rows contiguous in x and out, for float32/float64: exp(x - max)
-// is stored in out during the sum pass and divided in place afterwards. Same
-// operations, same order, hence the same bits as the general path below.
-template <class T>
-void softmax_rows(const Geom& g, const Geom& go, const T* xb, T* ob) {
+// softmax / log_softmax over rows contiguous in x and out, for float32 and the
+// halves, with the vectorised kernels: the max and the sum of exp(x - max) in
+// the engine's block order, then one output pass. The operations and their
+// order are those of the general path below (exp_f32 there), so the bits are
+// the same for every layout and thread count.
+template <class T, bool kLog>
+void softmax_rows_vec(const Geom& g, const Geom& go, const T* xb, T* ob) {
+  constexpr vec::Ty ty = red::vec_ty_v<T>;
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  const vec::Kernels& vk = vec::kernels();
   const int64_t n = g.n_red, nb = (n + red::kBlock - 1) / red::kBlock;
+  const int64_t rows = g.n_out;
+  // exp(x - max) is kept for the output pass: in out itself for float32, in a
+  // float buffer for the halves when the row is short enough (long rows recompute it).
+  constexpr int64_t kKeep = int64_t{1} << 16;
+  const bool keep = !kLog && (kF32 || n <= kKeep);
   const red::ExtremeR<T, true> mr;
   const red::SumR<T> sr;
-  auto row = [&](const T* x, T* o) {
-    std::vector<T> part(static_cast<size_t>(nb));
-    parallel_for(nb, 1, [&](int64_t bb, int64_t be) {
-      for (int64_t b = bb; b < be; ++b)
-        part[b] = red::block_contig(mr, x + b * red::kBlock, std::min(red::kBlock, n - b * red::kBlock), T{});
-    });
-    const T m = red::combine_blocks(mr, part.data(), nb);
-    parallel_for(nb, 1, [&](int64_t bb, int64_t be) {
-      for (int64_t b = bb; b < be; ++b) {
-        const int64_t i0 = b * red::kBlock, len = std::min(red::kBlock, n - i0);
-        for (int64_t i = i0; i < i0 + len; ++i) o[i] = std::exp(x[i] - m);
-        part[b] = red::block_contig(sr, o + i0, len, T{});
-      }
-    });
-    const T s = red::combine_blocks(sr, part.data(), nb);
-    parallel_for(n, kParallelGrain, [&](int64_t ib, int64_t ie) {
-      for (int64_t i = ib; i < ie; ++i) o[i] /= s;
-    });
+  // The blocks of rows [rb, re): one thread per row range (many rows), or all
+  // threads on the blocks of each row (few long rows).
+  auto row = [&](const T* x, T* o, std::vector<float>& part, std::vector<float>& ebuf, bool split) {
+    auto blocks = [&](vec::RedOp op, float shift, float* e) {
+      auto run = [&](int64_t bb, int64_t be) {
+        const int64_t i0 = bb * red::kBlock, len = std::min(be * red::kBlock, n) - i0;
+        vk.reduce_blocks(op, ty, x + i0, len, shift, part.data() + bb, e ? e + i0 : nullptr);
+      };
+      if (split) parallel_for(nb, 1, run);
+      else run(0, nb);
+    };
+    blocks(vec::RedOp::max, 0.0f, nullptr);
+    const float m = red::combine_blocks(mr, part.data(), nb);
+    float* e = !keep ? nullptr : kF32 ? reinterpret_cast<float*>(o) : ebuf.data();
+    blocks(vec::RedOp::exp_sum, m, e);
+    const float s = red::combine_blocks(sr, part.data(), nb);
+    auto out = [&](int64_t ib, int64_t ie) {
+      if (kLog) vk.row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, std::log(s));
+      else if (keep) vk.row_out(vec::RowOut::scale, ty, o + ib, e + ib, ie - ib, 1.0f / s, 0.0f);
+      else vk.row_out(vec::RowOut::exp_scale, ty, o + ib, x + ib, ie - ib, m, 1.0f / s);
+    };
+    if (split) parallel_for(n, kParallelGrain, out);
+    else out(0, n);
   };
-  const int64_t rows = g.n_out;
-  auto rows_range = [&](int64_t rb, int64_t re) {
+  auto rows_range = [&](int64_t rb, int64_t re, bool split) {
+    std::vector<float> part(static_cast<size_t>(nb));
+    std::vector<float> ebuf(keep && !kF32 ? static_cast<size_t>(n) : 0);
     Walker kx = g.kept(), ko = go.kept();
     kx.seek(rb);
     ko.seek(rb);
-    for (int64_t r = rb; r < re; ++r, kx.next(), ko.next()) row(xb + kx.off, ob + ko.off);
+    for (int64_t r = rb; r < re; ++r, kx.next(), ko.next()) row(xb + kx.off, ob + ko.off, part, ebuf, split);
   };
-  // Many rows: one thread per row range. Few long rows: threads share each row's blocks.
-  if (rows >= omp_get_max_threads() || n < kParallelGrain) parallel_for(rows, std::max<int64_t>(1, kParallelGrain / n), rows_range);
-  else rows_range(0, rows);
+  if (rows >= omp_get_max_threads() || n < kParallelGrain)
+    parallel_for(rows, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t rb, int64_t re) { rows_range(rb, re, false); });
+  else
+    rows_range(0, rows, true);
 }
 
 template <class T, bool kLog>
@@ -71,17 +93,17 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
   using A = red::acc_t<T>;
   using V = compute_t<T>;
   const Geom g = red::make_geom(x, Dims{dim});
-  if constexpr (!kLog && std::is_same_v<T, A>) {
+  if constexpr (red::is_vec_type_v<T>) {
     const Geom go = red::make_geom(out, Dims{dim});
     const bool rows_contig = (g.nr == 0 || g.rst[0] == 1) && (go.nr == 0 || go.rst[0] == 1);
     if (rows_contig && g.n_out > 0 && g.n_red > 0) {
-      softmax_rows<T>(g, go, static_cast<const T*>(x.raw_data()), out.data<T>());
+      softmax_rows_vec<T, kLog>(g, go, static_cast<const T*>(x.raw_data()), out.data<T>());
       return;
     }
   }
   std::vector<A> m(static_cast<size_t>(g.n_out)), s(static_cast<size_t>(g.n_out));
   red::run<T>(x, g, red::ExtremeR<T, true>{}, nullptr, [&](int64_t o, V a) { m[o] = static_cast<A>(a); });
-  red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? std::log(a) : a; });
+  red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? std::log(a) : A(1) / a; });
   Shape keep = x.shape();
   keep[dim] = 1;
   const Tensor mt = wrap_rows(m, keep, x.shape(), x.device());
@@ -91,7 +113,10 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
     char *o = p[0], *xi = p[1], *mi = p[2], *si = p[3];
     for (int64_t i = 0; i < n; ++i, o += st[0], xi += st[1], mi += st[2], si += st[3]) {
       const A d = static_cast<A>(static_cast<V>(*reinterpret_cast<const T*>(xi))) - *reinterpret_cast<const A*>(mi);
-      const A r = kLog ? d - *reinterpret_cast<const A*>(si) : std::exp(d) / *reinterpret_cast<const A*>(si);
+      A r;
+      if constexpr (kLog) r = d - *reinterpret_cast<const A*>(si);
+      else if constexpr (std::is_same_v<A, float>) r = vec::exp_f32(d) * *reinterpret_cast<const A*>(si);
+      else r = std::exp(d) * *reinterpret_cast<const A*>(si);
       *reinterpret_cast<T*>(o) = convert<T>(r);
     }
   });
