@@ -30,7 +30,7 @@ test: build
 
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on).
 asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONCORD_SANITIZE=ON -DCONCORD_BUILD_BENCH=OFF
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Asan -DCONCORD_SANITIZE=ON -DCONCORD_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 

@@ -1,5 +1,6 @@
 // Bulk float16/bfloat16 conversions. F16C (and AVX2 for bfloat16) when the
 // CPU has them, picked once at run time; the scalar code is the reference.
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "concord/half.h"
@@ -8,8 +9,12 @@ namespace concord {
 
 namespace {
 
+// F16C is read from CPUID: clang (14) rejects __builtin_cpu_supports("f16c").
 bool has_f16c() {
-  static const bool v = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2");
+  static const bool v = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0 && __builtin_cpu_supports("avx2");
+  }();
   return v;
 }
 

@@ -178,6 +178,7 @@ ModelCheck check_reduction(const Tensor& actual, const Tensor& x, Shape dims, bo
   std::vector<bool> reduced(static_cast<size_t>(nd), dims.empty());
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, nd, "check_reduction");
+    if (nd == 0) continue;  // a 0-dim x accepts dim 0/-1 (as sum()) and has nothing to mark
     if (reduced[static_cast<size_t>(w)])
       throw ShapeError("[check_reduction] dim " + std::to_string(d) + " appears twice in the dims for x of shape " +
                        shape_str(xs) + "; list each dim once");
