@@ -7,6 +7,9 @@ PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libgmock-dev libbenchm
   libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers \
   pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev
 BENCH_PACKAGES := python3-torch python3-numpy
+# libgomp's default spin-wait after each OpenMP region starves OpenBLAS's own
+# threads (README, "Threads"); tests and benchmarks run with a passive policy.
+export OMP_WAIT_POLICY ?= passive
 
 .PHONY: all deps build run test bench asan tsan fuzz clean
 

@@ -21,27 +21,28 @@ std::string approx(double v) {
 // count that overflows int64 (or a byte size that overflows size_t) is a
 // ShapeError naming the creating op, the shape, the dtype and the device.
 size_t checked_bytes(const char* op, const Shape& shape, Dtype dtype, const Device& device) {
-  const std::string what = " (" + std::string(name(dtype)) + " on " + device.str() + ")";
+  // Built only when throwing: this runs on every allocation of every op.
+  const auto what = [&] { return " (" + std::string(name(dtype)) + " on " + device.str() + ")"; };
   int64_t n = 1;
   for (int64_t s : shape) {
     if (s < 0)
       throw ShapeError(std::string("[") + op + "] negative size " + std::to_string(s) + " in shape " + shape_str(shape) +
-                       what + "; sizes must be >= 0");
+                       what() + "; sizes must be >= 0");
     if (__builtin_mul_overflow(n, s, &n))
-      throw ShapeError(std::string("[") + op + "] the element count of shape " + shape_str(shape) + what +
+      throw ShapeError(std::string("[") + op + "] the element count of shape " + shape_str(shape) + what() +
                        " overflows int64; use smaller sizes");
   }
   size_t bytes;
   if (__builtin_mul_overflow(static_cast<size_t>(n), itemsize(dtype), &bytes))
-    throw ShapeError(std::string("[") + op + "] shape " + shape_str(shape) + what +
+    throw ShapeError(std::string("[") + op + "] shape " + shape_str(shape) + what() +
                      " needs more bytes than fit in size_t; use smaller sizes");
   return bytes;
 }
 
 Tensor empty_for(const char* op, Shape shape, Dtype dtype, const Device& device) {
-  checked_bytes(op, shape, dtype, device);  // before anything else: no warning or record for a bad shape
+  size_t bytes = checked_bytes(op, shape, dtype, device);  // first: no warning or record for a bad shape
   const Dtype t = detail::storage_dtype("fill", device, dtype);
-  const size_t bytes = checked_bytes(op, shape, t, device);
+  if (t != dtype) bytes = checked_bytes(op, shape, t, device);
   auto st = detail::backend_for(device).allocate(bytes, device);
   Strides strides = contiguous_strides(shape);
   return Tensor(std::move(st), std::move(shape), std::move(strides), 0, t);

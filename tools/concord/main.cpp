@@ -1,12 +1,28 @@
 // concord — the command line: devices, ops, parity, bench.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 
 #include "concord/concord.h"
 #include "commands.h"
 
+namespace {
+// libgomp reads its wait policy from the environment once, at load time. Its
+// default (spin after every parallel region) starves OpenBLAS's own threads:
+// a batched solve right after an elementwise op ran 4-10x slower. So unless
+// the user chose a policy, the CLI restarts itself once with a passive one.
+void ensure_passive_omp_wait(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  ensure_passive_omp_wait(argv);
   CLI::App app{"concord: one tensor program on every backend, and the numbers agree"};
   app.set_version_flag("--version", std::string("concord ") + CONCORD_VERSION);
   app.require_subcommand(1);

@@ -1,4 +1,6 @@
 // Picks the vectorised kernels (vec_math.h) for this CPU, once.
+#include <cpuid.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -8,13 +10,19 @@
 namespace concord::detail::cpu::vec {
 
 namespace {
+// F16C from CPUID: clang 14 rejects __builtin_cpu_supports("f16c").
+bool has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+}
+
 bool cpu_has(Isa isa) {
   switch (isa) {
     case Isa::generic: return true;
-    case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    case Isa::avx2: return __builtin_cpu_supports("avx2") && has_f16c();
     case Isa::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("f16c");
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") && has_f16c();
   }
   return false;
 }
