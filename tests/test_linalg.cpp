@@ -346,8 +346,7 @@ uint64_t transfers(const Report& r, const std::string& from, const std::string& 
 
 // solve on a device without the kernel: one copy of each operand to the CPU for
 // the whole batch, one copy of the result back, one fallback in the report.
-void expect_batched_fallback(const Device& d) {
-  const int64_t count = 16, n = 8;
+void expect_batched_fallback(const Device& d, int64_t n = 8, int64_t count = 16) {
   Tensor A = make(dominant(count, n, 3), {count, n, n}, float32, d);
   Tensor B = make(uniform(count * n, 4), {count, n}, float32, d);
   reset_report();
@@ -389,6 +388,29 @@ TEST(LinalgDispatch, OpenclWithoutSolveFallsBackOncePerBatch) {
   const Device ocl("opencl:0");
   ProfileGuard g(ocl, "no-op:solve");
   expect_batched_fallback(ocl);
+}
+
+// The native kernels take n <= 256 (one work-group per matrix); larger
+// matrices take the same counted fallback, and strict names the limit.
+TEST(LinalgDispatch, OpenclAboveTheSizeLimitFallsBack) {
+  bool found = false;
+  for (const auto& d : devices()) found = found || d.kind() == DeviceKind::opencl;
+  if (!found) GTEST_SKIP() << "no OpenCL device";
+  const Device ocl("opencl:0");
+  expect_batched_fallback(ocl, 300, 2);
+  Tensor A = make(dominant(1, 256, 5), {1, 256, 256}, float32, ocl);
+  reset_report();
+  (void)linalg::lu_factor(A);
+  EXPECT_EQ(report().count("lu_factor", ocl.str(), float32, Path::native), 1u) << report().str();
+  Tensor big = make(dominant(1, 257, 6), {1, 257, 257}, float32, ocl);
+  FallbackPolicyGuard strict(FallbackPolicy::strict);
+  try {
+    (void)linalg::lu_factor(big);
+    ADD_FAILURE() << "expected NotImplementedError";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("n <= 256"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("n = 257"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -95,6 +95,9 @@ class Backend {
   virtual void cholesky(const Tensor& a, const Tensor& info);
   // Triangular solve: b [B,n,k] (left) or [B,k,n] (right) overwritten.
   virtual void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular);
+  // Largest n (of n x n matrices) the backend's native linear-algebra kernels
+  // take on a device; larger inputs go to the CPU fallback (see plan_sized).
+  virtual int64_t linalg_max_n(const Device&) const { return INT64_MAX; }
 };
 
 // The backend that owns a device (throws DeviceError for an unknown device).

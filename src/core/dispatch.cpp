@@ -111,6 +111,27 @@ Plan plan(OpId op, const Device& device, Dtype dtype, const std::string& shapes)
   return p;
 }
 
+Plan plan_sized(OpId op, const Device& device, Dtype dtype, int64_t n, const std::string& shapes) {
+  Plan p = plan(op, device, dtype, shapes);
+  if (p.fallback() || p.exec.is_cpu()) return p;
+  const int64_t limit = p.backend->linalg_max_n(device);
+  if (n <= limit) return p;
+  const std::string opn(op_name(op));
+  const std::string what = "[" + opn + "] the native kernels on " + device.str() + " take n <= " +
+                           std::to_string(limit) + "; these matrices have n = " + std::to_string(n) +
+                           (shapes.empty() ? "" : " (inputs " + shapes + ")");
+  if (fallback_policy() == FallbackPolicy::strict)
+    throw NotImplementedError(what + ". Set CONCORD_FALLBACK=cpu to run it on the CPU (inputs are copied there and "
+                                     "back), or move the tensors to cpu with .to(\"cpu\").");
+  warn_once(key(op, device, p.compute, Path::fallback) + "|n>" + std::to_string(limit),
+            what + "; running it on the CPU (inputs copied there and back). Set CONCORD_FALLBACK=strict to make "
+                   "this an error.");
+  p.exec = kCPU;
+  p.path = Path::fallback;
+  p.backend = &cpu_backend();
+  return p;
+}
+
 void record(const Plan& p) { record(p.op, p.device, p.dtype, p.path); }
 
 Dtype storage_dtype(const char* op, const Device& device, Dtype dtype) {

@@ -30,6 +30,12 @@ struct Plan {
 // `shapes` is only used in messages (e.g. "[2, 3] and [3]").
 Plan plan(OpId op, const Device& device, Dtype dtype, const std::string& shapes = "");
 
+// plan() for linear algebra on n x n matrices: when n exceeds what the
+// device's native kernels take (Backend::linalg_max_n), the op runs through
+// the CPU fallback like an op without a kernel — warned once, counted, and
+// NotImplementedError under the strict fallback policy.
+Plan plan_sized(OpId op, const Device& device, Dtype dtype, int64_t n, const std::string& shapes = "");
+
 // Counts one run of the plan in the report (call after the kernel succeeded).
 void record(const Plan& p);
 void record(OpId op, const Device& d, Dtype t, Path path);

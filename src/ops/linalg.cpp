@@ -76,7 +76,7 @@ Solved solve_impl(const char* op, const Tensor& A, const Tensor& B) {
   la::check_same_dtype(op, "A", A, "B", B);
   la::check_square(op, "A", A);
   const Rhs r = rhs_layout(op, A, B);
-  Plan p = detail::plan(OpId::solve, dev, A.dtype(), shape_str(A.shape()) + " and " + shape_str(B.shape()));
+  Plan p = detail::plan_sized(OpId::solve, dev, A.dtype(), A.size(-1), shape_str(A.shape()) + " and " + shape_str(B.shape()));
   la::LU f = la::factor(p, A);
   Tensor x = solve_with(p, f, A, B, r);
   return Solved{p, x, f.info, r};
@@ -110,7 +110,7 @@ struct Factored { Plan p; la::LU f; };
 Factored lu_impl(const Tensor& A) {
   la::check_floating("lu_factor", "A", A);
   la::check_square("lu_factor", "A", A);
-  Plan p = detail::plan(OpId::lu_factor, A.device(), A.dtype(), shape_str(A.shape()));
+  Plan p = detail::plan_sized(OpId::lu_factor, A.device(), A.dtype(), A.size(-1), shape_str(A.shape()));
   return Factored{p, la::factor(p, A)};
 }
 
@@ -159,7 +159,8 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) {
     throw ShapeError(la::tag(op) + " pivots " + la::desc(pivots) + " must have shape LU.shape[:-1] = " +
                      shape_str(la::leading(LU.shape(), 1)) + " for LU " + la::desc(LU));
   const Rhs r = rhs_layout(op, LU, B);
-  Plan p = detail::plan(OpId::lu_solve, dev, LU.dtype(), shape_str(LU.shape()) + " and " + shape_str(B.shape()));
+  Plan p = detail::plan_sized(OpId::lu_solve, dev, LU.dtype(), LU.size(-1),
+                              shape_str(LU.shape()) + " and " + shape_str(B.shape()));
   // The factors are only read: copy them only when they need moving, converting or broadcasting.
   la::LU f;
   f.count = numel(la::leading(LU.shape(), 2));
@@ -178,7 +179,7 @@ struct Inverted { Plan p; Tensor inv, info; };
 Inverted inv_impl(const Tensor& A) {
   la::check_floating("inv", "A", A);
   const int64_t n = la::check_square("inv", "A", A);
-  Plan p = detail::plan(OpId::inv, A.device(), A.dtype(), shape_str(A.shape()));
+  Plan p = detail::plan_sized(OpId::inv, A.device(), A.dtype(), A.size(-1), shape_str(A.shape()));
   la::LU f = la::factor(p, A);
   // Solve against the identity, built in place on the exec device.
   Tensor x = empty(Shape{f.count, n, n}, la::kernel_dtype(p), p.exec);

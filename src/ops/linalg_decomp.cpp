@@ -17,7 +17,7 @@ struct HostLU { Plan p; la::LU f; Device host; };
 HostLU host_lu(const char* op, OpId id, const Tensor& A) {
   la::check_floating(op, "A", A);
   la::check_square(op, "A", A);
-  Plan p = detail::plan(id, A.device(), A.dtype(), shape_str(A.shape()));
+  Plan p = detail::plan_sized(id, A.device(), A.dtype(), A.size(-1), shape_str(A.shape()));
   la::LU f = la::factor(p, A);
   const Device host = la::host_exec(p);
   if (host != p.exec) {
@@ -59,7 +59,7 @@ Factor cholesky_impl(const Tensor& A, bool upper) {
   const char* op = "cholesky";
   la::check_floating(op, "A", A);
   const int64_t n = la::check_square(op, "A", A);
-  Plan p = detail::plan(OpId::cholesky, A.device(), A.dtype(), shape_str(A.shape()));
+  Plan p = detail::plan_sized(OpId::cholesky, A.device(), A.dtype(), A.size(-1), shape_str(A.shape()));
   const int64_t count = numel(la::leading(A.shape(), 2));
   // The kernel reads the lower triangle; for upper, A^T's lower triangle is A's upper one (as LAPACK's uplo).
   Tensor w = la::working_copy(p, upper ? A.transpose(-2, -1) : A, A.shape(), la::kernel_dtype(p), p.exec);
@@ -121,7 +121,8 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
                      (left ? ", k]" : "]"));
   const Shape batch = la::broadcast_batch(op, la::leading(A.shape(), 2), A, la::leading(B.shape(), 2), B);
   const int64_t count = numel(batch), k = left ? B.size(-1) : B.size(-2);
-  Plan p = detail::plan(OpId::solve_triangular, dev, A.dtype(), shape_str(A.shape()) + " and " + shape_str(B.shape()));
+  Plan p = detail::plan_sized(OpId::solve_triangular, dev, A.dtype(), A.size(-1),
+                              shape_str(A.shape()) + " and " + shape_str(B.shape()));
   const Dtype kd = la::kernel_dtype(p);
   Tensor a = la::read_copy(p, A, la::concat(batch, {n, n}), kd, p.exec);
   const Shape x_shape = left ? la::concat(batch, {n, k}) : la::concat(batch, {k, n});

@@ -60,6 +60,9 @@ class OpenClBackend final : public Backend {
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;
   void cholesky(const Tensor& a, const Tensor& info) override;
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;
+  // One work-group per matrix is the right shape for many small systems; above
+  // this n a blocked LAPACK on the host wins, so the dispatcher falls back.
+  int64_t linalg_max_n(const Device&) const override { return 256; }
 
   // Builds (once; cached in memory and on disk) the program made of common.cl,
   // the shared headers, and kernels/<file>, with -D options for the device's
