@@ -27,7 +27,7 @@ cmake --build "$BUILD" -j "$JOBS" --target $FUZZERS
 # handle_abort: a finding's abort() goes through ASan to libFuzzer, which saves the input.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:handle_abort=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 status=0

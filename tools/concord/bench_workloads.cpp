@@ -41,6 +41,16 @@ std::vector<Workload> workloads(const Device& dev) {
                  [st, dev] { st->a = randn({1 << 24}, float32, dev, 1); }, [st] { st->c = exp(st->a); }, clear});
   out.push_back({"softmax 4096x1024 f32", "softmax:float32", 0, 2.0 * 4096 * 1024 * 4, 1,
                  [st, dev] { st->a = randn({4096, 1024}, float32, dev, 1); }, [st] { st->c = softmax(st->a, -1); }, clear});
+  // Batched solve: 64 systems of 64x64 (diagonally dominant), one right-hand side each.
+  for (Dtype t : {float32, float64}) {
+    const std::string dn(name(t));
+    out.push_back({"solve 64x64x64 " + dn, "solve64:" + dn, 64 * (2.0 / 3 * 64 * 64 * 64 + 2.0 * 64 * 64), 0, 1,
+                   [st, t, dev] {
+                     st->a = add(randn({64, 64, 64}, t, dev, 1), mul(eye(64, std::nullopt, t, dev), 64.0));
+                     st->b = randn({64, 64, 1}, t, dev, 2);
+                   },
+                   [st] { st->c = linalg::solve(st->a, st->b); }, clear});
+  }
   out.push_back({"add 8 float32", "add8:float32", 0, 0, 2000,
                  [st, dev] { st->a = randn({8}, float32, dev, 1); st->b = randn({8}, float32, dev, 2); },
                  [st] { st->c = add(st->a, st->b); }, clear});
