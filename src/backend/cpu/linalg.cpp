@@ -63,10 +63,20 @@ void swap_rows(T* m, int64_t i, int64_t j, int64_t len) {
 
 // ---- small matrices: row-major loops ----
 
+// The LU's row updates are most of a small solve's time, and the library is
+// built for baseline x86-64 (SSE2): these loops are also built for AVX2 and
+// AVX-512 and the loader picks the widest the CPU has. The build has no FMA
+// contraction (-ffp-contract=off), so every clone gives the same bits.
+#if defined(__GNUC__) && !defined(__clang__)
+#define CONCORD_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CONCORD_ISA_CLONES
+#endif
+
 // Right-looking LU with partial pivoting (the first largest |a| as LAPACK's
 // idamax); keeps going past a zero pivot and reports the first one, as getrf.
 template <class T>
-int32_t lu_small(T* a, int64_t n, int32_t* piv) {
+CONCORD_ISA_CLONES int32_t lu_small(T* a, int64_t n, int32_t* piv) {
   int32_t info = 0;
   for (int64_t k = 0; k < n; ++k) {
     int64_t p = k;
@@ -107,7 +117,7 @@ inline void eliminate_row(const T* mrow, T* b, int64_t i, int64_t j0, int64_t j1
 
 // A X = B for triangular a [n, n] and b [n, k] (overwritten by X).
 template <class T>
-void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
+CONCORD_ISA_CLONES void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
   if (!upper) {
     for (int64_t i = 0; i < n; ++i) {
       eliminate_row(a + i * n, b, i, 0, i, k);
@@ -123,7 +133,7 @@ void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool un
 
 // X A = B for triangular a [n, n] and b [k, n]: each row x of X solves x A = b.
 template <class T>
-void trsm_right_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
+CONCORD_ISA_CLONES void trsm_right_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
   for (int64_t r = 0; r < k; ++r) {
     T* x = b + r * n;
     if (upper) {  // x_j depends on x_0..x_{j-1}
