@@ -9,7 +9,7 @@
 //               (OpenCL: "[opencl] out of memory allocating N bytes on opencl:0 ...")
 //   build       DeviceError "[opencl] building program 'x' failed on opencl:0 ... build log: ..."
 //               (the source is compiled with an #error line, so the log is a real compiler log)
-//   transfer    DeviceError "[opencl] clEnqueueWriteBuffer(N bytes host -> opencl:0 ...) failed ..."
+//   transfer    DeviceError "[opencl] clEnqueueWriteBuffer(N bytes at offset O, host -> opencl:0) failed ..."
 // Transfers between host devices (cpu <-> emu) are plain memcpy and cannot fail.
 //
 //   concord::testing::FaultInjection guard;                 // clears every fault at scope exit
@@ -32,8 +32,9 @@ enum class AllocKind : uint8_t { any, host, emu, opencl };  // host = the cpu de
 // From now on, the k-th allocation (k >= 1) of `kind` fails once; earlier and
 // later ones succeed. Replaces any armed allocation fault. k <= 0 disarms it.
 void fail_allocation_after(int64_t k, AllocKind kind = AllocKind::any);
-// The next OpenCL program build from source fails (memory and disk caches
-// are bypassed for that build only; a program already built is not rebuilt).
+// The next OpenCL program build from source fails (the disk cache is bypassed
+// for that build; a program already in the memory cache is not rebuilt, and
+// the fault stays pending until a build happens).
 void fail_next_kernel_build();
 // The next host<->OpenCL read or write fails.
 void fail_next_transfer();

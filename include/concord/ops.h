@@ -166,7 +166,7 @@ Tensor outer(const Tensor& a, const Tensor& b); // [n] x [m] -> [n,m]
 // input broadcasts to the product's shape. beta = 0 ignores input entirely
 // (NaN and inf in it do not propagate). All operands need one device and one
 // dtype (DtypeError otherwise: no implicit promotion, as the products);
-// integer tensors take integer alpha and beta (ValueError for a fractional one).
+// integer tensors take integer-typed alpha and beta (ValueError for a floating Scalar, even 2.0).
 //   auto y = concord::addmm(b, x, w, /*beta=*/1, /*alpha=*/0.5);
 //   auto z = concord::linear(x, w, b);   // same as addmm(b, x, w.t()) for 2-D x
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);

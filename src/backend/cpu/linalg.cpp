@@ -67,7 +67,9 @@ void swap_rows(T* m, int64_t i, int64_t j, int64_t len) {
 // built for baseline x86-64 (SSE2): these loops are also built for AVX2 and
 // AVX-512 and the loader picks the widest the CPU has. The build has no FMA
 // contraction (-ffp-contract=off), so every clone gives the same bits.
-#if defined(__GNUC__) && !defined(__clang__)
+// Not in sanitizer builds: their instrumented ifunc resolvers would run
+// during relocation, before the sanitizer runtime is up.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define CONCORD_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define CONCORD_ISA_CLONES

@@ -77,7 +77,8 @@ inline constexpr int64_t kStreamBytes = int64_t{16} << 20;
 namespace expc {
 inline constexpr double kLog2e = 1.4426950408889634074;
 inline constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52: x + kShift rounds x to an integer
-// ln2 split so that n * kLn2Hi is exact for |n| < 2^20 (Cody-Waite).
+// ln2 split so that n * kLn2Hi is exact for |n| < 2^20 (Cody-Waite; the
+// customary split of ln2, the same digits as in fdlibm).
 inline constexpr double kLn2Hi = 6.93147180369123816490e-01;
 inline constexpr double kLn2Lo = 1.90821492927058770002e-10;
 // 1/k! for k = 2..9.

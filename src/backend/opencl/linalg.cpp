@@ -1,12 +1,12 @@
 // OpenCL linear algebra (kernels/linalg.cl): batched LU, LU solve, triangular
 // solve and Cholesky in float32 and float64, one work-group per matrix.
 //
-// Every matrix size runs here, so the report's "native" is always true: the
-// matrix sits in __local memory when it fits (the device's local memory,
-// capped at kLocalCap so that the choice is the same on CPU devices, whose
-// "local" memory is ordinary RAM, as on GPUs), otherwise the same kernel works
-// on it in __global memory. There is no size-based hand-off to the host: the
-// dispatcher decides native versus CPU fallback per op and dtype only.
+// Matrices up to linalg_max_n() (256) run here; larger ones never arrive: the
+// dispatcher's plan_sized sends them to the counted CPU fallback. A matrix
+// sits in __local memory when it fits (the device's local memory, capped at
+// kLocalCap so that the choice is the same on CPU devices, whose "local"
+// memory is ordinary RAM, as on GPUs), otherwise the same kernel works on it
+// in __global memory.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -19,7 +19,8 @@
 namespace concord::detail::ocl {
 namespace {
 
-// 64 KiB: the local memory of most GPUs (float32 n <= 128, float64 n <= 90).
+// 64 KiB: the local memory of most GPUs (float32 up to n ~ 126, float64 up to
+// n ~ 89 after the kernels' own __local words).
 constexpr size_t kLocalCap = size_t{64} << 10;
 constexpr size_t kMaxGroup = 256;
 constexpr int64_t kMaxIndex = int64_t{1} << 31;  // the kernels index a matrix with int
