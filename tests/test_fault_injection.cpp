@@ -14,6 +14,7 @@
 #include "backend/opencl/runtime.h"
 #include "concord/concord.h"
 #include "concord/fault_injection.h"
+#include "support/bytes.h"
 #include "support/devices.h"
 
 namespace concord {
@@ -22,22 +23,8 @@ namespace {
 using testing::AllocKind;
 using testing::FaultInjection;
 
-std::vector<uint8_t> host_bytes(const Tensor& t) {
-  std::vector<uint8_t> b(t.nbytes());
-  detail::to_host_as(t, t.dtype(), b.data());
-  return b;
-}
-
-// Compact comparison: the number of differing bytes instead of a dump.
-::testing::AssertionResult same_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
-  size_t diff = 0, first = got.size();
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i]) first = std::min(first, i), ++diff;
-  if (diff == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << diff << " of " << got.size() << " bytes differ, first at " << first;
-}
+using test::host_bytes;
+using test::same_bytes;
 
 Tensor filled(Shape shape, const Device& d, uint32_t seed, bool spd = false) {
   std::mt19937 rng(seed);
