@@ -1,0 +1,139 @@
+// Part of vec_impl.h's per-ISA body (included from it, inside its namespace,
+// with its macros and vector types): block reductions in the reduction
+// engine's order and the softmax output pass. Not a standalone header.
+// ---------------- reductions in the engine's order ----------------
+
+constexpr int L = kRedLanes;  // lanes of one block
+constexpr int K = L / W;      // vectors holding the lanes
+static_assert(L % W == 0, "a block's lanes fill whole vectors");
+
+VEC_INLINE vf max_v(vf a, vf b) { return ((a > b) | (a != a)) ? a : b; }
+VEC_INLINE vf min_v(vf a, vf b) { return ((a < b) | (a != a)) ? a : b; }
+
+VEC_INLINE vi lane_index() {
+  vi v;
+  for (int j = 0; j < W; ++j) v[j] = j;
+  return v;
+}
+
+// One block (len <= kRedBlock): lane l of vector k is lane k*W + l of the
+// engine; a partial last group of L is padded with a value that leaves every
+// lane unchanged. The lane tree runs on scalars (once per block).
+template <Ty T, RedOp OP, bool STORE>
+float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) {
+  using E = typename Io<T>::E;
+  const float inf = __builtin_inff();
+  const float id = OP == RedOp::max ? -inf : OP == RedOp::min ? inf : -0.0f;
+  const vf idv = splat<vf>(id), sh = splat<vf>(shift);
+  vf acc[K];
+  for (int k = 0; k < K; ++k) acc[k] = idv;
+  auto step = [&](vf& a, vf v, float* ep, vi keep) {
+    if constexpr (OP == RedOp::sum) {
+      a = a + (keep ? v : idv);
+    } else if constexpr (OP == RedOp::max) {
+      a = max_v(a, keep ? v : idv);
+    } else if constexpr (OP == RedOp::min) {
+      a = min_v(a, keep ? v : idv);
+    } else {
+      const vf ex = Exp::f(v - sh);
+      if constexpr (STORE) store(ep, ex);
+      a = a + (keep ? ex : idv);
+    }
+  };
+  const vi all = splat<vi>(-1);
+  int64_t i = 0;
+  for (; i + L <= len; i += L)
+    for (int k = 0; k < K; ++k) step(acc[k], Io<T>::get(x + i + k * W), STORE ? e + i + k * W : nullptr, all);
+  if (i < len) {
+    const int m = static_cast<int>(len - i);
+    E xt[L] = {};
+    float et[L];
+    std::memcpy(xt, x + i, m * sizeof(E));
+    const vi idx = lane_index();
+    for (int k = 0; k < K; ++k) step(acc[k], Io<T>::get(xt + k * W), et + k * W, idx + k * W < m);
+    if constexpr (STORE) std::memcpy(e + i, et, m * sizeof(float));
+  }
+  float l[L];
+  for (int k = 0; k < K; ++k) store(l + k * W, acc[k]);
+  for (int w = L / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) {
+      const float a = l[j], b = l[j + w];
+      if constexpr (OP == RedOp::max) l[j] = (a > b || a != a) ? a : b;
+      else if constexpr (OP == RedOp::min) l[j] = (a < b || a != a) ? a : b;
+      else l[j] = a + b;
+    }
+  return l[0];
+}
+
+template <Ty T, RedOp OP, bool STORE>
+void red_run(const void* xp, int64_t n, float shift, float* part, float* e) {
+  const auto* x = static_cast<const typename Io<T>::E*>(xp);
+  for (int64_t b = 0, i0 = 0; i0 < n; ++b, i0 += kRedBlock) {
+    const int64_t len = n - i0 < kRedBlock ? n - i0 : kRedBlock;
+    part[b] = red_block<T, OP, STORE>(x + i0, len, shift, STORE ? e + i0 : nullptr);
+  }
+}
+
+template <Ty T>
+void reduce_ty(RedOp op, const void* x, int64_t n, float shift, float* part, float* e) {
+  switch (op) {
+    case RedOp::sum: return red_run<T, RedOp::sum, false>(x, n, shift, part, e);
+    case RedOp::max: return red_run<T, RedOp::max, false>(x, n, shift, part, e);
+    case RedOp::min: return red_run<T, RedOp::min, false>(x, n, shift, part, e);
+    case RedOp::exp_sum:
+      if (e) return red_run<T, RedOp::exp_sum, true>(x, n, shift, part, e);
+      return red_run<T, RedOp::exp_sum, false>(x, n, shift, part, e);
+  }
+}
+
+void reduce_blocks(RedOp op, Ty ty, const void* x, int64_t n, float shift, float* part, float* e) {
+  switch (ty) {
+    case Ty::f32: return reduce_ty<Ty::f32>(op, x, n, shift, part, e);
+    case Ty::f16: return reduce_ty<Ty::f16>(op, x, n, shift, part, e);
+    case Ty::bf16: return reduce_ty<Ty::bf16>(op, x, n, shift, part, e);
+  }
+}
+
+// ---------------- softmax output pass ----------------
+
+template <Ty T, RowOut OP>
+VEC_INLINE vf row_value(const void* x, int64_t i, vf a, vf b) {
+  if constexpr (OP == RowOut::scale) return load<vf>(static_cast<const float*>(x) + i) * a;
+  else if constexpr (OP == RowOut::exp_scale) return Exp::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
+  else return (Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) - b;
+}
+
+template <Ty T, RowOut OP>
+void row_run(void* out, const void* x, int64_t n, float a, float b) {
+  using E = typename Io<T>::E;
+  using In = std::conditional_t<OP == RowOut::scale, float, E>;
+  E* o = static_cast<E*>(out);
+  const vf av = splat<vf>(a), bv = splat<vf>(b);
+  int64_t i = 0;
+  for (; i + W <= n; i += W) Io<T>::put(o + i, row_value<T, OP>(x, i, av, bv));
+  if (i < n) {
+    const int64_t m = n - i;
+    In xt[W] = {};
+    E ot[W];
+    std::memcpy(xt, static_cast<const In*>(x) + i, m * sizeof(In));
+    Io<T>::put(ot, row_value<T, OP>(xt, 0, av, bv));
+    std::memcpy(o + i, ot, m * sizeof(E));
+  }
+}
+
+template <Ty T>
+void row_out_ty(RowOut op, void* o, const void* x, int64_t n, float a, float b) {
+  switch (op) {
+    case RowOut::scale: return row_run<T, RowOut::scale>(o, x, n, a, b);
+    case RowOut::exp_scale: return row_run<T, RowOut::exp_scale>(o, x, n, a, b);
+    case RowOut::log: return row_run<T, RowOut::log>(o, x, n, a, b);
+  }
+}
+
+void row_out(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b) {
+  switch (ty) {
+    case Ty::f32: return row_out_ty<Ty::f32>(op, o, x, n, a, b);
+    case Ty::f16: return row_out_ty<Ty::f16>(op, o, x, n, a, b);
+    case Ty::bf16: return row_out_ty<Ty::bf16>(op, o, x, n, a, b);
+  }
+}
