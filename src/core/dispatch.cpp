@@ -118,7 +118,7 @@ Plan plan_sized(OpId op, const Device& device, Dtype dtype, int64_t n, const std
   if (n <= limit) return p;
   const std::string opn(op_name(op));
   const std::string what = "[" + opn + "] the native kernels on " + device.str() + " take n <= " +
-                           std::to_string(limit) + "; these matrices have n = " + std::to_string(n) +
+                           std::to_string(limit) + "; these " + std::string(name(dtype)) + " matrices have n = " + std::to_string(n) +
                            (shapes.empty() ? "" : " (inputs " + shapes + ")");
   if (fallback_policy() == FallbackPolicy::strict)
     throw NotImplementedError(what + ". Set CONCORD_FALLBACK=cpu to run it on the CPU (inputs are copied there and "
