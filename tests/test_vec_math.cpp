@@ -375,6 +375,27 @@ TEST(VecMath, ReduceBlocksFollowTheEngineOrder) {
     }
 }
 
+// Ties between +0 and -0: the later element wins, as in the engine's order
+// (max/min run on the x86 instructions, which must keep that rule).
+TEST(VecMath, MaxMinZeroTiesKeepTheEngineOrder) {
+  std::mt19937 g(3);
+  for (vec::RedOp op : {vec::RedOp::max, vec::RedOp::min}) {
+    const float other = op == vec::RedOp::max ? -1.0f : 1.0f;
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<float> x(4096 + 77);
+      for (float& f : x) f = std::vector<float>{0.0f, -0.0f, other}[g() % 3];
+      for (const vec::Kernels* k : isas()) {
+        float part[2];
+        k->reduce_blocks(op, vec::Ty::f32, x.data(), static_cast<int64_t>(x.size()), 0.0f, part, nullptr);
+        for (int b = 0; b < 2; ++b) {
+          const float want = ref_block(op, x, b * 4096, b ? 77 : 4096, 0.0f);
+          ASSERT_EQ(bits(part[b]), bits(want)) << k->name << " op " << int(op) << " block " << b;
+        }
+      }
+    }
+  }
+}
+
 // The softmax output pass: each mode is its scalar formula, rounded once to the dtype.
 TEST(VecMath, RowOutIsTheScalarFormula) {
   const std::vector<float> x = random_between(-20.0f, 20.0f, 1003, 5);

@@ -7,9 +7,11 @@
 //   VEC_ISA / VEC_NAME / VEC_TABLE   the table this file defines
 //
 // Written with GCC vector extensions: the compiler maps the W-lane types to the
-// ISA's registers (a 16-double vector is two AVX-512 registers). Only plain
-// IEEE operations are used, in a fixed order and without FMA, so every ISA
-// computes the same bits. Compares and selects stay on float32 or integer
+// ISA's registers (a 16-double vector is two AVX-512 registers). Only
+// correctly rounded IEEE operations are used, in a fixed order and without
+// FMA, so every ISA computes the same bits (where an ISA has one instruction
+// for a step, e.g. AVX-512's scalef for v * 2^e, it rounds the same way as
+// the others' sequence). Compares and selects stay on float32 or integer
 // lanes (GCC scalarises selects on double vectors wider than a register). No
 // inline function or template from outside this namespace is instantiated
 // here (it could be merged with a copy built for another ISA).
@@ -298,11 +300,29 @@ using namespace expc;  // kLog2e, kShift, kLn2Hi/Lo, kInv2..9, kClamp (vec_math.
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr uint64_t kSqrt2Mant = 0x6a09e667f3bcdULL;  // mantissa bits of sqrt(2)
 
-// Clamped in float32, where compares are native; NaN passes through (both compares are false).
-VEC_INLINE vf clamp(vf x, float lim) {
-  x = x > lim ? splat<vf>(lim) : x;
-  return x < -lim ? splat<vf>(-lim) : x;
+// The x86 min/max instructions: a < b ? a : b and a > b ? a : b, so b when
+// either is NaN. One instruction where the vector-extension select is two.
+VEC_INLINE vf min_x86(vf a, vf b) {
+#if VEC_W == 16
+  return as<vf>(_mm512_min_ps(as<__m512>(a), as<__m512>(b)));
+#elif VEC_W == 8
+  return as<vf>(_mm256_min_ps(as<__m256>(a), as<__m256>(b)));
+#else
+  return as<vf>(_mm_min_ps(as<__m128>(a), as<__m128>(b)));
+#endif
 }
+VEC_INLINE vf max_x86(vf a, vf b) {
+#if VEC_W == 16
+  return as<vf>(_mm512_max_ps(as<__m512>(a), as<__m512>(b)));
+#elif VEC_W == 8
+  return as<vf>(_mm256_max_ps(as<__m256>(a), as<__m256>(b)));
+#else
+  return as<vf>(_mm_max_ps(as<__m128>(a), as<__m128>(b)));
+#endif
+}
+
+// x clamped to [-lim, lim]; NaN passes through (the instructions return their second operand).
+VEC_INLINE vf clamp(vf x, float lim) { return max_x86(splat<vf>(-lim), min_x86(splat<vf>(lim), x)); }
 
 // x = n ln2 + r with n integral and |r| <= ln2/2; returns r and sets scale = 2^n.
 VEC_INLINE vd reduce_ln2(const vd& x, vd& scale) {
@@ -350,8 +370,43 @@ VEC_INLINE vd expm1_d(const vd& x) {
 VEC_INLINE vd widen(vf x) { return __builtin_convertvector(x, vd); }
 VEC_INLINE vf narrow(const vd& x) { return __builtin_convertvector(x, vf); }  // round to nearest even
 
+// t[j[i]] for j in 0..7 and a table of 8 entries stored twice (vpermps on AVX2 / AVX-512).
+VEC_INLINE vf lookup8(const float (&t)[16], vi j) {
+#if VEC_W == 4
+  return __builtin_shuffle(load<vf>(t), load<vf>(t + 4), j);
+#else
+  return __builtin_shuffle(load<vf>(t), j);
+#endif
+}
+
+// v * 2^e rounded once, for |e| <= 150 and v in [0.9, 2] (exp's range): two
+// exact power-of-two factors, or AVX-512's scalef, which rounds the same
+// product once as well.
+VEC_INLINE vf scale2(vf v, vi e) {
+#if VEC_W == 16
+  return as<vf>(_mm512_scalef_ps(as<__m512>(v), _mm512_cvtepi32_ps(as<__m512i>(e))));
+#else
+  const vi e1 = e >> 1, e2 = e - e1;
+  return (v * as<vf>((e1 + 127) << 23)) * as<vf>((e2 + 127) << 23);
+#endif
+}
+
+// exp in float32 arithmetic, operation for operation exp_f32 (vec_math.h).
 struct Exp {
-  VEC_INLINE static vf f(vf x) { return narrow(exp_d(widen(clamp(x, kClamp)))); }
+  VEC_INLINE static vf f(vf x) {
+    namespace c = expf32;
+    x = clamp(x, c::kClamp);
+    const vf t = x * c::kInvStep + c::kShift;
+    const vf kf = t - c::kShift;
+    const vf r = (x - kf * c::kStepHi) - kf * c::kStepLo;
+    const vi k = as<vi>(as<vu>(t) - std::bit_cast<uint32_t>(c::kShift));
+    const vf p = (r * c::kInv24 + c::kInv6) * r + 0.5f;
+    const vf q = r + (r * r) * p;
+    const vi j = k & 7;
+    const vf th = lookup8(c::kT, j);
+    const vf v = th + (th * q + lookup8(c::kTlo, j));
+    return scale2(v, k >> 3);
+  }
 };
 
 struct Sigmoid {

@@ -7,6 +7,8 @@ constexpr int L = kRedLanes;  // lanes of one block
 constexpr int K = L / W;      // vectors holding the lanes
 static_assert(L % W == 0, "a block's lanes fill whole vectors");
 
+// The engine's max/min: NaN propagates, and once a lane holds a NaN it keeps
+// that NaN; on ties the later element wins.
 VEC_INLINE vf max_v(vf a, vf b) { return ((a > b) | (a != a)) ? a : b; }
 VEC_INLINE vf min_v(vf a, vf b) { return ((a < b) | (a != a)) ? a : b; }
 
@@ -19,7 +21,7 @@ VEC_INLINE vi lane_index() {
 // One block (len <= kRedBlock): lane l of vector k is lane k*W + l of the
 // engine; a partial last group of L is padded with a value that leaves every
 // lane unchanged. The lane tree runs on scalars (once per block).
-template <Ty T, RedOp OP, bool STORE>
+template <Ty T, RedOp OP, bool STORE, bool FAST = false>
 float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) {
   using E = typename Io<T>::E;
   const float inf = __builtin_inff();
@@ -27,9 +29,13 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
   const vf idv = splat<vf>(id), sh = splat<vf>(shift);
   vf acc[K];
   for (int k = 0; k < K; ++k) acc[k] = idv;
+  vi nan = splat<vi>(0);
   auto step = [&](vf& a, vf v, float* ep, vi keep) {
     if constexpr (OP == RedOp::sum) {
       a = a + (keep ? v : idv);
+    } else if constexpr (FAST) {
+      nan |= as<vi>(v != v);
+      a = OP == RedOp::max ? max_x86(a, keep ? v : idv) : min_x86(a, keep ? v : idv);
     } else if constexpr (OP == RedOp::max) {
       a = max_v(a, keep ? v : idv);
     } else if constexpr (OP == RedOp::min) {
@@ -53,6 +59,11 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
     for (int k = 0; k < K; ++k) step(acc[k], Io<T>::get(xt + k * W), et + k * W, idx + k * W < m);
     if constexpr (STORE) std::memcpy(e + i, et, m * sizeof(float));
   }
+  if constexpr (FAST) {
+    bool any = false;
+    for (int j = 0; j < W; ++j) any |= nan[j] != 0;
+    if (any) return red_block<T, OP, STORE, false>(x, len, shift, e);
+  }
   float l[L];
   for (int k = 0; k < K; ++k) store(l + k * W, acc[k]);
   for (int w = L / 2; w >= 1; w /= 2)
@@ -70,7 +81,7 @@ void red_run(const void* xp, int64_t n, float shift, float* part, float* e) {
   const auto* x = static_cast<const typename Io<T>::E*>(xp);
   for (int64_t b = 0, i0 = 0; i0 < n; ++b, i0 += kRedBlock) {
     const int64_t len = n - i0 < kRedBlock ? n - i0 : kRedBlock;
-    part[b] = red_block<T, OP, STORE>(x + i0, len, shift, STORE ? e + i0 : nullptr);
+    part[b] = red_block<T, OP, STORE, OP == RedOp::max || OP == RedOp::min>(x + i0, len, shift, STORE ? e + i0 : nullptr);
   }
 }
 

@@ -10,9 +10,11 @@
 // the hardware return either one.)
 //
 // Accuracy (float32 results, checked over every input in [-104, 89] for exp):
-//   exp      evaluated in float64 (Cody-Waite reduction by ln2, degree-8
-//            Taylor polynomial), rounded once: <= 1 ULP of the correctly
-//            rounded result (max 0.5032 ULP), almost always correctly rounded.
+//   exp      float32 arithmetic with a table of 2^(j/8) in two parts
+//            (Cody-Waite reduction by ln2/8, degree-4 polynomial): max 0.63
+//            ULP for normal results, 0.78 ULP for subnormal ones; 99.85% of
+//            inputs correctly rounded. (Twice the speed of the float64
+//            evaluation it replaced, which was within 0.51 ULP.)
 //   sigmoid  1 / (1 + exp(-x)) in float64, rounded once: <= 1 ULP.
 //   tanh     expm1(2|x|) / (expm1(2|x|) + 2) in float64 with the sign of x: <= 1 ULP.
 //   log      2 atanh((m-1)/(m+1)) + e ln2 in float64: <= 1 ULP.
@@ -73,7 +75,7 @@ struct Kernels {
 // decides by the whole output, not by the run one thread gets.
 inline constexpr int64_t kStreamBytes = int64_t{16} << 20;
 
-// Constants of exp (shared by the vector kernels and exp_f32).
+// Constants of the float64 exp behind sigmoid and tanh (vec_impl.h).
 namespace expc {
 inline constexpr double kLog2e = 1.4426950408889634074;
 inline constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52: x + kShift rounds x to an integer
@@ -88,27 +90,49 @@ inline constexpr double kInv2 = 0.5, kInv3 = 1.0 / 6, kInv4 = 1.0 / 24, kInv5 = 
 inline constexpr float kClamp = 160.0f;
 }  // namespace expc
 
+// Constants of the float32 exp (exp_f32 and the vector Exp).
+//   x = (8e + j) ln2/8 + r, |r| <= ln2/16 (plus rounding), j in 0..7
+//   exp(x) = 2^e * (T[j] + (T[j] (r + r^2 p(r)) + Tlo[j]))
+// with 2^(j/8) = T[j] + Tlo[j] to 48 bits and p the Taylor terms 1/2 + r/6 + r^2/24
+// (remainder below 1.6e-9 relative). 2^e is applied as two exact halves so
+// that results in the subnormal range are rounded once.
+namespace expf32 {
+inline constexpr float kInvStep = 0x1.715476p+3f;      // 8/ln2
+inline constexpr float kShift = 12582912.0f;           // 1.5 * 2^23: t = x*8/ln2 + kShift holds k = 8e + j in its low bits
+inline constexpr float kStepHi = 2839.0f / 32768.0f;   // ln2/8 to 12 bits: k * kStepHi is exact for |k| < 2^12
+inline constexpr float kStepLo = 0x1.0bfbe8p-18f;      // ln2/8 - kStepHi
+// |x| beyond 104 saturates every float result (2^-150 rounds to 0, 2^150 overflows).
+inline constexpr float kClamp = 104.0f;
+// Each table twice over, so that a 16-lane vector loads it whole.
+inline constexpr float kT[16] = {0x1p+0f,        0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
+                                 0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
+                                 0x1p+0f,        0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
+                                 0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f};
+inline constexpr float kTlo[16] = {0.0f,           -0x1.c15742p-27f, 0x1.4636e2p-25f, -0x1.593abcp-25f,
+                                   0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
+                                   0.0f,           -0x1.c15742p-27f, 0x1.4636e2p-25f, -0x1.593abcp-25f,
+                                   0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f};
+inline constexpr float kInv6 = 1.0f / 6, kInv24 = 1.0f / 24;
+}  // namespace expf32
+
 // exp of one float32: the same IEEE operations in the same order as the
 // vectorised exp (vec_impl.h), hence the same bits, for scalar paths that must
 // agree with the vector ones (softmax and logsumexp of any layout).
 inline float exp_f32(float x) {
-  using namespace expc;
+  using namespace expf32;
   x = x > kClamp ? kClamp : x;
   x = x < -kClamp ? -kClamp : x;
-  const double xd = x;
-  const double t = xd * kLog2e + kShift;
-  const double n = t - kShift;
-  const double r = (xd - n * kLn2Hi) - n * kLn2Lo;
-  const double s = std::bit_cast<double>((std::bit_cast<uint64_t>(t) + 1023) << 52);
-  double p = r * kInv8 + kInv7;
-  p = p * r + kInv6;
-  p = p * r + kInv5;
-  p = p * r + kInv4;
-  p = p * r + kInv3;
-  p = p * r + kInv2;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  return static_cast<float>(p * s);
+  const float t = x * kInvStep + kShift;
+  const float kf = t - kShift;
+  const float r = (x - kf * kStepHi) - kf * kStepLo;
+  const int32_t k = static_cast<int32_t>(std::bit_cast<uint32_t>(t) - std::bit_cast<uint32_t>(kShift));
+  const int32_t j = k & 7, e = k >> 3, e1 = e >> 1, e2 = e - e1;
+  const float p = (r * kInv24 + kInv6) * r + 0.5f;
+  const float q = r + (r * r) * p;
+  const float v = kT[j] + (kT[j] * q + kTlo[j]);
+  const float s1 = std::bit_cast<float>(static_cast<uint32_t>(e1 + 127) << 23);
+  const float s2 = std::bit_cast<float>(static_cast<uint32_t>(e2 + 127) << 23);
+  return (v * s1) * s2;
 }
 
 // The kernels for this CPU (chosen once).
