@@ -2,7 +2,9 @@
 //   float32/float64    CBLAS (gemm, or gemv when one side is a vector), reading
 //                      transposed views in place through the transpose flags;
 //                      alpha and beta go straight to BLAS (the addend costs nothing).
-//   float16/bfloat16   row panels widened to float32, sgemm, one rounding on store.
+//   float16/bfloat16   row panels widened to float32, sgemm, one rounding on store;
+//                      bfloat16 on a CPU with AVX512-BF16 reads its operands as
+//                      they are (gemm_bf16.h), summing into float32 the same way.
 //   integers           exact blocked i-k-j loop in the type's unsigned twin (wraps).
 #include <cblas.h>
 
@@ -14,6 +16,7 @@
 
 #include "backend/cpu/convert.h"
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/gemm_bf16.h"
 #include "backend/cpu/loops.h"
 
 namespace concord::detail::cpu {
@@ -272,6 +275,50 @@ void matmul_half(const Tensor& a, const Tensor& b, const Tensor& out, float alph
   }
 }
 
+// bfloat16 on the dot-product instruction: row panels of C summed in float32
+// scratch, then alpha, the addend and one rounding on store, as above.
+void matmul_bf16_native(const Tensor& a, const Tensor& b, const Tensor& out, float alpha, float beta) {
+  const int64_t batch = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const Mat ma = mat_of(a), mb = mat_of(b);
+  const int64_t rows = std::min(M, std::max<int64_t>(16, kWidenBudget / N));
+  auto run = [&](int64_t i0, int64_t i1) {
+    const Scratch buf(static_cast<size_t>(rows * N));
+    float* const fc = buf.get();
+    for (int64_t i = i0; i < i1; ++i) {
+      const auto* ai = reinterpret_cast<const uint16_t*>(ma.at(i));
+      const auto* bi = reinterpret_cast<const uint16_t*>(mb.at(i));
+      bfloat16_t* ci = out.data<bfloat16_t>() + i * M * N;
+      for (int64_t r0 = 0; r0 < M; r0 += rows) {
+        const int64_t r = std::min(rows, M - r0);
+        bfloat16_t* co = ci + r0 * N;
+        gemm_bf16(r, N, K, {ai + r0 * ma.sr, ma.sr, ma.sc}, {bi, mb.sr, mb.sc}, fc);
+        parallel_for(r * N, kParallelGrain, [&](int64_t e0, int64_t e1) {
+          float* f = fc + e0;
+          const int64_t n = e1 - e0;
+          if (beta != 0.0f) {
+            float tmp[256];
+            for (int64_t k = 0; k < n; k += 256) {
+              const int64_t m = std::min<int64_t>(256, n - k);
+              widen_run(co + e0 + k, tmp, m);
+              for (int64_t e = 0; e < m; ++e) f[k + e] = alpha * f[k + e] + beta * tmp[e];
+            }
+          } else if (alpha != 1.0f) {
+            for (int64_t e = 0; e < n; ++e) f[e] *= alpha;
+          }
+          narrow_run(f, co + e0, n);
+        });
+      }
+    }
+  };
+  if (batch > 1 && M * N * K <= kSmallGemm && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+    const int64_t threads = std::min<int64_t>(omp_get_max_threads(), batch);
+#pragma omp parallel for num_threads(static_cast<int>(threads)) schedule(static)
+    for (int64_t t = 0; t < threads; ++t) run(batch * t / threads, batch * (t + 1) / threads);
+  } else {
+    run(0, batch);
+  }
+}
+
 // ---- integers ----
 // Exact in the type: products and sums wrap modulo 2^bits (done in the
 // unsigned twin, where wrapping is defined). Blocked so a K x N panel of B
@@ -364,7 +411,12 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Sca
     case Dtype::float32: matmul_blas<float>(*this, a, b, out, static_cast<float>(al), static_cast<float>(bt)); break;
     case Dtype::float64: matmul_blas<double>(*this, a, b, out, al, bt); break;
     case Dtype::float16: matmul_half<float16_t>(a, b, out, static_cast<float>(al), static_cast<float>(bt)); break;
-    case Dtype::bfloat16: matmul_half<bfloat16_t>(a, b, out, static_cast<float>(al), static_cast<float>(bt)); break;
+    case Dtype::bfloat16:
+      if (gemm_bf16_available() && M > 1 && N > 1)
+        matmul_bf16_native(a, b, out, static_cast<float>(al), static_cast<float>(bt));
+      else
+        matmul_half<bfloat16_t>(a, b, out, static_cast<float>(al), static_cast<float>(bt));
+      break;
     case Dtype::uint8: matmul_int<uint8_t>(*this, a, b, out, alpha, beta); break;
     case Dtype::int8: matmul_int<int8_t>(*this, a, b, out, alpha, beta); break;
     case Dtype::int16: matmul_int<int16_t>(*this, a, b, out, alpha, beta); break;

@@ -1,0 +1,32 @@
+// bfloat16 matrix product on the AVX512-BF16 dot-product instruction
+// (VDPBF16PS): a float32 sum of exact bfloat16 products, twice the multiply-add
+// rate of float32 FMA, read straight from bfloat16 operands (no widened copy).
+//
+// Contract:
+//   gemm_bf16(M, N, K, a, b, c) writes c[i*N + j] = Σ_k a(i,k)·b(k,j) in float32
+//   for an M x N row-major c. a and b are read through element strides
+//   (a(i,k) = a.p[i*a.rs + k*a.cs]), so transposed views need no copy.
+//   - Every product is exact; the sum runs over k in ascending order of pairs,
+//     in one thread per output element: the same bits for any thread count.
+//   - The instruction treats subnormal inputs and subnormal partial sums as
+//     zero (|x| < 2^-126); everything else is IEEE float32 with round to nearest even.
+//   - Runs on the calling thread inside a parallel region, on all threads otherwise.
+//   - Only call it when gemm_bf16_available() (the CPU has AVX512-BF16 and the
+//     vector kernels are not pinned below AVX-512 by CONCORD_CPU_ISA).
+// Example:
+//   if (gemm_bf16_available()) gemm_bf16(M, N, K, {pa, K, 1}, {pb, 1, K}, c);  // a @ bᵀ
+#pragma once
+
+#include <cstdint>
+
+namespace concord::detail::cpu {
+
+struct Bf16Mat {
+  const uint16_t* p;
+  int64_t rs, cs;  // element strides of rows and columns
+};
+
+bool gemm_bf16_available();
+void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, float* c);
+
+}  // namespace concord::detail::cpu
