@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/lu_avx512.h"
 
 namespace concord::detail::cpu {
 
@@ -237,7 +238,10 @@ void lu_factor_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info)
   int32_t* piv = pivots.data<int32_t>();
   int32_t* inf = info.data<int32_t>();
   if (n <= kSmallN) {
-    for_batch(batch, n, n * n * n, [&](int64_t b) { inf[b] = lu_small(a + b * n * n, n, piv + b * n); });
+    const bool avx512 = lu_avx512_available();  // the same bits, masked tails and a fused pivot search
+    for_batch(batch, n, n * n * n, [&](int64_t b) {
+      inf[b] = avx512 ? lu_small_avx512(a + b * n * n, n, piv + b * n) : lu_small(a + b * n * n, n, piv + b * n);
+    });
     return;
   }
   std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(n * n)]);

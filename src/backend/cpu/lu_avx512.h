@@ -1,0 +1,21 @@
+// Right-looking LU with partial pivoting of one small row-major matrix,
+// written for AVX-512 (the lu_small loop of linalg.cpp, the same operations in
+// the same order, so the same bits on every ISA):
+//   - each row update y -= l·x runs in 16/8-lane vectors, the tail as one
+//     more vector ending at the row's end (most rows of a 64 x 64 LU have a
+//     tail; the compiled loop ran it in scalar code);
+//   - the pivot search of column k+1 rides on the update of column k (the
+//     first largest |a|, as LAPACK's idamax), saving a strided pass per column.
+// Returns getrf's info (first zero pivot, 1-based; 0 if none) and writes
+// 1-based pivots. Only call it when lu_avx512_available().
+#pragma once
+
+#include <cstdint>
+
+namespace concord::detail::cpu {
+
+bool lu_avx512_available();
+int32_t lu_small_avx512(float* a, int64_t n, int32_t* piv);
+int32_t lu_small_avx512(double* a, int64_t n, int32_t* piv);
+
+}  // namespace concord::detail::cpu
