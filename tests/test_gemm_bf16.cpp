@@ -19,6 +19,7 @@
 
 using namespace concord;
 using concord::detail::cpu::Bf16Mat;
+using concord::detail::cpu::GemmOut;
 using concord::detail::cpu::gemm_bf16;
 using concord::detail::cpu::gemm_bf16_available;
 
@@ -92,7 +93,7 @@ TEST_F(GemmBf16, EdgesOfTilesBlocksAndPanels) {
       for (Layout lb : {Layout::rows, Layout::cols, Layout::strided}) {
         const Stored a = make(t.M, t.K, la, rng), b = make(t.K, t.N, lb, rng);
         std::vector<float> c(static_cast<size_t>(t.M * t.N), -1.0f);
-        gemm_bf16(t.M, t.N, t.K, a.m, b.m, c.data());
+        gemm_bf16(t.M, t.N, t.K, a.m, b.m, {.part = c.data()});
         check(a, b, c, ("layouts " + std::to_string(int(la)) + "/" + std::to_string(int(lb))).c_str());
       }
   }
@@ -104,7 +105,7 @@ TEST_F(GemmBf16, InfAndNaNReachOnlyTheirRowAndColumn) {
   a.buf[static_cast<size_t>(3 * 9 + 4)] = bf16_of(std::numeric_limits<float>::infinity());
   b.buf[static_cast<size_t>(8 * 40 + 35)] = bf16_of(std::numeric_limits<float>::quiet_NaN());
   std::vector<float> c(20 * 40);
-  gemm_bf16(20, 40, 9, a.m, b.m, c.data());
+  gemm_bf16(20, 40, 9, a.m, b.m, {.part = c.data()});
   check(a, b, c, "inf/nan");
   EXPECT_TRUE(std::isnan(c[5 * 40 + 35]));
   EXPECT_TRUE(std::isfinite(c[5 * 40 + 34]));
@@ -116,12 +117,47 @@ TEST_F(GemmBf16, SameBitsForAnyThreadCount) {
   std::vector<float> c1(200 * 300), c2(200 * 300);
   const int saved = omp_get_max_threads();
   omp_set_num_threads(1);
-  gemm_bf16(200, 300, 1000, a.m, b.m, c1.data());
+  gemm_bf16(200, 300, 1000, a.m, b.m, {.part = c1.data()});
   omp_set_num_threads(std::max(2, saved));
-  gemm_bf16(200, 300, 1000, a.m, b.m, c2.data());
+  gemm_bf16(200, 300, 1000, a.m, b.m, {.part = c2.data()});
   omp_set_num_threads(saved);
   EXPECT_EQ(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)), 0);
   check(a, b, c2, "threads");
+}
+
+// The bfloat16 store: alpha·S + beta·out rounded once, bit for bit the scalar
+// formula applied to the float32 sums (one and several K blocks, NaN, ties).
+TEST_F(GemmBf16, Bf16OutputIsTheScalarEpilogue) {
+  std::mt19937 rng(13);
+  for (int64_t K : {5, 1000}) {
+    const int64_t M = 30, N = 45;
+    Stored a = make(M, K, Layout::rows, rng), b = make(K, N, Layout::cols, rng);
+    a.buf[0] = bf16_of(std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> s(static_cast<size_t>(M * N));
+    gemm_bf16(M, N, K, a.m, b.m, {.part = s.data()});
+    for (float alpha : {1.0f, -0.75f})
+      for (float beta : {0.0f, 1.0f, 0.3f}) {
+        std::vector<uint16_t> o(static_cast<size_t>(M * N)), want(o.size());
+        std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+        for (size_t e = 0; e < o.size(); ++e) {
+          o[e] = bf16_of(d(rng));
+          float v = s[e];
+          if (beta != 0.0f) {
+            const float p = alpha * v, q = beta * f32(o[e]);
+            v = p + q;
+          } else if (alpha != 1.0f) {
+            v = alpha * v;
+          }
+          want[e] = bf16_of(v);
+        }
+        GemmOut out;
+        out.bf16 = o.data();
+        out.alpha = alpha;
+        out.beta = beta;
+        gemm_bf16(M, N, K, a.m, b.m, out);
+        EXPECT_EQ(o, want) << "K=" << K << " alpha=" << alpha << " beta=" << beta;
+      }
+  }
 }
 
 TEST_F(GemmBf16, PublicMatmulUsesItAndRoundsOnce) {

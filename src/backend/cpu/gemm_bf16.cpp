@@ -32,7 +32,7 @@ namespace {
 
 constexpr int kMR = 14;             // rows of the register tile: 28 accumulators of 32 registers
 constexpr int kNR = 32;             // columns: two vectors of 16 float32
-constexpr int64_t kKC = 768;        // deepest block (K=1024 runs as 2 x 512; best of 256..1024 measured)
+constexpr int64_t kKC = 1024;       // deepest block: K <= 1024 needs no partial sums (best measured of 256..1024)
 constexpr int64_t kMC = kMR * 12;   // rows per packed A block: up to 252 KiB, in L2
 constexpr int64_t kNC = 2048;       // columns per packed B block (up to 1.5 MiB)
 
@@ -160,10 +160,26 @@ CONCORD_BF16 void pack_a_strip(const Bf16Mat& a, int64_t K, int64_t k0, int64_t 
 }
 
 // ---- the register tile ----
-// c (row stride ldc) = or += the kMR x kNR product of one A strip and one B
-// strip over kp pairs; only mr rows and nr columns are stored.
-CONCORD_BF16 void tile(int64_t kp, const uint32_t* __restrict a, const uint32_t* __restrict b, float* c,
-                       int64_t ldc, int mr, int nr, bool first) {
+// float32 -> bfloat16 bits, round to nearest even, NaN kept quiet: the same
+// integer steps as f32_to_bf16_bits (concord/half.h), so the same bits.
+CONCORD_BF16 __m256i to_bf16(__m512 v) {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb)), 16);
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+  return _mm512_cvtepi32_epi16(r);
+}
+
+CONCORD_BF16 __m512 from_bf16(__mmask16 m, const uint16_t* p) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+}
+
+// The kMR x kNR product of one A strip and one B strip over kp pairs, added
+// to the partial sums of earlier K blocks unless first; stored as partial
+// sums unless last, and then as the result (only mr rows and nr columns).
+CONCORD_BF16 void tile(int64_t kp, const uint32_t* __restrict a, const uint32_t* __restrict b, const GemmOut& d,
+                       int64_t i, int64_t j, int mr, int nr, bool first, bool last) {
   __m512 acc[kMR][2];
 #pragma GCC unroll 14
   for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
@@ -179,25 +195,41 @@ CONCORD_BF16 void tile(int64_t kp, const uint32_t* __restrict a, const uint32_t*
   }
   const __mmask16 m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
   const __mmask16 m1 = static_cast<__mmask16>(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1);
+  const bool to_out = last && d.bf16 != nullptr;
+  const __m512 alpha = _mm512_set1_ps(d.alpha), beta = _mm512_set1_ps(d.beta);
 #pragma GCC unroll 14
   for (int r = 0; r < kMR; ++r) {
     if (r >= mr) break;
-    float* row = c + r * ldc;
+    float* const part = d.part != nullptr ? d.part + (i + r) * d.ld + j : nullptr;  // null: one K block
     __m512 v0 = acc[r][0], v1 = acc[r][1];
     if (!first) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, part));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, part + 16));
     }
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
+    if (!to_out) {
+      _mm512_mask_storeu_ps(part, m0, v0);
+      _mm512_mask_storeu_ps(part + 16, m1, v1);
+      continue;
+    }
+    // alpha·sum + beta·out in float32 (products rounded, no FMA), then one rounding.
+    uint16_t* o = d.bf16 + (i + r) * d.ld + j;
+    if (d.beta != 0.0f) {
+      v0 = _mm512_add_ps(_mm512_mul_ps(alpha, v0), _mm512_mul_ps(beta, from_bf16(m0, o)));
+      v1 = _mm512_add_ps(_mm512_mul_ps(alpha, v1), _mm512_mul_ps(beta, from_bf16(m1, o + 16)));
+    } else if (d.alpha != 1.0f) {
+      v0 = _mm512_mul_ps(alpha, v0);
+      v1 = _mm512_mul_ps(alpha, v1);
+    }
+    _mm256_mask_storeu_epi16(o, m0, to_bf16(v0));
+    _mm256_mask_storeu_epi16(o + 16, m1, to_bf16(v1));
   }
 }
 
 // 64-byte aligned scratch kept per thread (a fresh multi-MiB buffer costs page faults).
 uint32_t* scratch(int slot, size_t words) {
   struct Free { void operator()(void* p) const { std::free(p); } };
-  thread_local std::unique_ptr<uint32_t, Free> kept[2];
-  thread_local size_t kept_n[2] = {0, 0};
+  thread_local std::unique_ptr<uint32_t, Free> kept[3];
+  thread_local size_t kept_n[3] = {0, 0, 0};
   if (words == 0) words = 1;
   if (kept_n[slot] < words) {
     kept[slot].reset();
@@ -217,12 +249,8 @@ bool gemm_bf16_available() {
   return ok;
 }
 
-void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, float* c) {
-  if (M <= 0 || N <= 0) return;
-  if (K <= 0) {
-    std::memset(c, 0, static_cast<size_t>(M * N) * sizeof(float));
-    return;
-  }
+void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut d) {
+  if (M <= 0 || N <= 0 || K <= 0) return;  // K == 0 is the caller's (an empty sum)
   const int64_t strips_m = ceil_div(M, kMR), strips_n = ceil_div(N, kNR);
   // Threads only when each gets about 2M multiply-adds.
   const int64_t most = omp_in_parallel() ? 1 : omp_get_max_threads();
@@ -240,6 +268,10 @@ void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, float* c) 
   const int64_t tn = threads / tm;
   // K in equal even blocks: a short last block would pay the C round trip for little work.
   const int64_t kc_max = ceil_div(ceil_div(K, ceil_div(K, kKC)), 2) * 2;
+  // Partial sums between K blocks: in the float32 output, else in scratch of
+  // the calling thread (threads write disjoint blocks of it).
+  d.ld = N;
+  if (d.bf16 != nullptr && K > kc_max) d.part = reinterpret_cast<float*>(scratch(2, static_cast<size_t>(M * N)));
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
@@ -264,8 +296,9 @@ void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, float* c) 
             pack_a_strip(a, K, k0, kc, i0 + s * kMR, min64(kMR, mc - s * kMR), ap + s * kp * kMR);
           for (int64_t sn = 0; sn < sn_count; ++sn)
             for (int64_t s = 0; s < sm; ++s)
-              tile(kp, ap + s * kp * kMR, bp + sn * kp * kNR, c + (i0 + s * kMR) * N + j0 + sn * kNR, N,
-                   static_cast<int>(min64(kMR, mc - s * kMR)), static_cast<int>(min64(kNR, nc - sn * kNR)), k0 == 0);
+              tile(kp, ap + s * kp * kMR, bp + sn * kp * kNR, d, i0 + s * kMR, j0 + sn * kNR,
+                   static_cast<int>(min64(kMR, mc - s * kMR)), static_cast<int>(min64(kNR, nc - sn * kNR)), k0 == 0,
+                   k0 + kc >= K);
         }
       }
     }

@@ -3,9 +3,15 @@
 // rate of float32 FMA, read straight from bfloat16 operands (no widened copy).
 //
 // Contract:
-//   gemm_bf16(M, N, K, a, b, c) writes c[i*N + j] = Σ_k a(i,k)·b(k,j) in float32
-//   for an M x N row-major c. a and b are read through element strides
-//   (a(i,k) = a.p[i*a.rs + k*a.cs]), so transposed views need no copy.
+//   gemm_bf16(M, N, K, a, b, out) forms S(i,j) = Σ_k a(i,k)·b(k,j) in float32 and
+//   writes, for an M x N row-major output,
+//     {.part = c}   c[i*N + j] = S(i,j)                          (float32), or
+//     {.bf16 = o}   o[i*N + j] = bf16(alpha·S(i,j) + beta·o[i*N + j])
+//                   (in float32, products rounded, no FMA, one rounding on store;
+//                   beta == 0 never reads o, alpha == 1 skips the multiply).
+//   a and b are read through element strides (a(i,k) = a.p[i*a.rs + k*a.cs]),
+//   so transposed views need no copy. K == 0 writes nothing (an empty sum is
+//   the caller's).
 //   - Every product is exact; the sum runs over k in ascending order of pairs,
 //     in one thread per output element: the same bits for any thread count.
 //   - The instruction treats subnormal inputs and subnormal partial sums as
@@ -14,7 +20,7 @@
 //   - Only call it when gemm_bf16_available() (the CPU has AVX512-BF16 and the
 //     vector kernels are not pinned below AVX-512 by CONCORD_CPU_ISA).
 // Example:
-//   if (gemm_bf16_available()) gemm_bf16(M, N, K, {pa, K, 1}, {pb, 1, K}, c);  // a @ bᵀ
+//   if (gemm_bf16_available()) gemm_bf16(M, N, K, {pa, K, 1}, {pb, 1, K}, {.part = c});  // a @ bᵀ
 #pragma once
 
 #include <cstdint>
@@ -26,7 +32,15 @@ struct Bf16Mat {
   int64_t rs, cs;  // element strides of rows and columns
 };
 
+// Where the result goes: float32 sums (part) or a bfloat16 result (bf16); ld is set by gemm_bf16.
+struct GemmOut {
+  float* part = nullptr;
+  uint16_t* bf16 = nullptr;
+  float alpha = 1.0f, beta = 0.0f;
+  int64_t ld = 0;
+};
+
 bool gemm_bf16_available();
-void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, float* c);
+void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut out);
 
 }  // namespace concord::detail::cpu

@@ -275,38 +275,24 @@ void matmul_half(const Tensor& a, const Tensor& b, const Tensor& out, float alph
   }
 }
 
-// bfloat16 on the dot-product instruction: row panels of C summed in float32
-// scratch, then alpha, the addend and one rounding on store, as above.
+// bfloat16 on the dot-product instruction: alpha, the addend and the one
+// rounding happen in the kernel's store. Row panels bound its float32 partial
+// sums (kept between K blocks) to the widening budget.
 void matmul_bf16_native(const Tensor& a, const Tensor& b, const Tensor& out, float alpha, float beta) {
   const int64_t batch = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   const Mat ma = mat_of(a), mb = mat_of(b);
   const int64_t rows = std::min(M, std::max<int64_t>(16, kWidenBudget / N));
   auto run = [&](int64_t i0, int64_t i1) {
-    const Scratch buf(static_cast<size_t>(rows * N));
-    float* const fc = buf.get();
     for (int64_t i = i0; i < i1; ++i) {
       const auto* ai = reinterpret_cast<const uint16_t*>(ma.at(i));
       const auto* bi = reinterpret_cast<const uint16_t*>(mb.at(i));
-      bfloat16_t* ci = out.data<bfloat16_t>() + i * M * N;
+      auto* ci = reinterpret_cast<uint16_t*>(out.data<bfloat16_t>() + i * M * N);
       for (int64_t r0 = 0; r0 < M; r0 += rows) {
-        const int64_t r = std::min(rows, M - r0);
-        bfloat16_t* co = ci + r0 * N;
-        gemm_bf16(r, N, K, {ai + r0 * ma.sr, ma.sr, ma.sc}, {bi, mb.sr, mb.sc}, fc);
-        parallel_for(r * N, kParallelGrain, [&](int64_t e0, int64_t e1) {
-          float* f = fc + e0;
-          const int64_t n = e1 - e0;
-          if (beta != 0.0f) {
-            float tmp[256];
-            for (int64_t k = 0; k < n; k += 256) {
-              const int64_t m = std::min<int64_t>(256, n - k);
-              widen_run(co + e0 + k, tmp, m);
-              for (int64_t e = 0; e < m; ++e) f[k + e] = alpha * f[k + e] + beta * tmp[e];
-            }
-          } else if (alpha != 1.0f) {
-            for (int64_t e = 0; e < n; ++e) f[e] *= alpha;
-          }
-          narrow_run(f, co + e0, n);
-        });
+        GemmOut o;
+        o.bf16 = ci + r0 * N;
+        o.alpha = alpha;
+        o.beta = beta;
+        gemm_bf16(std::min(rows, M - r0), N, K, {ai + r0 * ma.sr, ma.sr, ma.sc}, {bi, mb.sr, mb.sc}, o);
       }
     }
   };
