@@ -1,9 +1,12 @@
-// The AVX-512 small LU (backend/cpu/lu_avx512.h) against a plain scalar
-// right-looking LU written here: the same bits, pivots and info for every
-// size of the small regime (1..128), on random matrices and on ones built to
-// hit exact pivot ties, zero pivots (singular), NaN and Inf. Skipped (saying
-// why) on a CPU without AVX-512; the public solve/LU paths are covered on
-// every device by test_linalg.
+// The small-matrix linear algebra kernels against plain scalar loops written
+// here, bit for bit:
+//   - the AVX-512 LU (backend/cpu/lu_avx512.h): the same factors, pivots and
+//     info for every size of the small regime (1..128), on random matrices and
+//     on ones built to hit exact pivot ties, zero pivots (singular), NaN, Inf.
+//     Skipped (saying why) on a CPU without AVX-512.
+//   - the CPU's lower triangular solve with one right-hand side (rows solved
+//     in interleaved groups): the same bits as row-by-row substitution.
+// The public solve/LU paths are covered on every device by test_linalg.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "backend/cpu/lu_avx512.h"
+#include "concord/concord.h"
 
 using concord::detail::cpu::lu_avx512_available;
 using concord::detail::cpu::lu_small_avx512;
@@ -88,6 +92,45 @@ TEST(LuSmallAvx512, SameBitsAsTheScalarLoopFloat32) {
 TEST(LuSmallAvx512, SameBitsAsTheScalarLoopFloat64) {
   if (!lu_avx512_available()) GTEST_SKIP() << "this CPU has no AVX-512 (or CONCORD_CPU_ISA pins a narrower ISA)";
   run_all<double>();
+}
+
+// b_i = (b_i - Σ_{j<i} a_ij·b_j) / a_ii, j ascending, products rounded.
+template <class T>
+std::vector<T> forward_substitution(const std::vector<T>& a, std::vector<T> b, int64_t n, bool unit) {
+  for (int64_t i = 0; i < n; ++i) {
+    T s = b[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < i; ++j) {
+      const T p = a[static_cast<size_t>(i * n + j)] * b[static_cast<size_t>(j)];
+      s = s - p;
+    }
+    if (!unit) s = s / a[static_cast<size_t>(i * n + i)];
+    b[static_cast<size_t>(i)] = s;
+  }
+  return b;
+}
+
+template <class T>
+void lower_solve_bits(concord::Dtype dt) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<T> d(-1, 1);
+  for (int64_t n : {1, 7, 8, 9, 17, 64, 100, 128})
+    for (bool unit : {false, true}) {
+      std::vector<T> a(static_cast<size_t>(n * n)), b(static_cast<size_t>(n));
+      for (auto& v : a) v = d(rng);
+      for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + i)] += T(4);
+      for (auto& v : b) v = d(rng);
+      const concord::Tensor X = concord::linalg::solve_triangular(concord::from_vector(a, {n, n}).to(dt),
+                                                                  concord::from_vector(b, {n, 1}).to(dt),
+                                                                  /*upper=*/false, /*left=*/true, unit);
+      const std::vector<T> want = forward_substitution(a, b, n, unit);
+      EXPECT_EQ(std::memcmp(X.contiguous().data<T>(), want.data(), want.size() * sizeof(T)), 0)
+          << "n=" << n << " unit=" << unit;
+    }
+}
+
+TEST(SmallTriangularSolve, LowerOneColumnSameBitsAsRowByRow) {
+  lower_solve_bits<float>(concord::float32);
+  lower_solve_bits<double>(concord::float64);
 }
 
 }  // namespace

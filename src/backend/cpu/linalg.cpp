@@ -119,10 +119,38 @@ inline void eliminate_row(const T* mrow, T* b, int64_t i, int64_t j0, int64_t j1
 }
 
 // A X = B for triangular a [n, n] and b [n, k] (overwritten by X).
+// Forward substitution for one right-hand side, kR rows at a time: their
+// sums over the rows already solved are kR independent chains (each in the
+// order of j, so the same bits as eliminate_row), which the core overlaps
+// instead of waiting out one chain's subtraction latency after another.
+template <class T>
+int64_t lower_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
+  constexpr int kR = 8;
+  int64_t i = 0;
+  for (; i + kR <= n; i += kR) {
+    T s[kR];
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) s[r] = b[i + r];
+    for (int64_t j = 0; j < i; ++j) {
+      const T x = b[j];
+#pragma GCC unroll 8
+      for (int r = 0; r < kR; ++r) s[r] -= a[(i + r) * n + j] * x;
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) {  // the triangle inside the group, in order
+      const T* ar = a + (i + r) * n;
+      for (int q = 0; q < r; ++q) s[r] -= ar[i + q] * s[q];
+      if (!unit) s[r] /= ar[i + r];
+      b[i + r] = s[r];
+    }
+  }
+  return i;
+}
+
 template <class T>
 CONCORD_ISA_CLONES void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
   if (!upper) {
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = k == 1 ? lower_rows_interleaved(a, b, n, unit) : 0; i < n; ++i) {
       eliminate_row(a + i * n, b, i, 0, i, k);
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }
