@@ -33,7 +33,10 @@ void BM_Solve(benchmark::State& s, Where where, Dtype t, int64_t count, int64_t 
   Tensor a = add(randn({count, n, n}, t, kCPU, 1), mul(eye(n, {}, t), 2.0 * std::sqrt(static_cast<double>(n)))).to(d);
   Tensor b = randn({count, n, 1}, t, kCPU, 2).to(d);
   benchmark::DoNotOptimize(linalg::solve(a, b));  // builds the programs outside the timing
-  for (auto _ : s) benchmark::DoNotOptimize(linalg::solve(a, b));
+  for (auto _ : s) {
+    benchmark::DoNotOptimize(linalg::solve(a, b));
+    synchronize(d);  // OpenCL kernels are asynchronous: time their completion
+  }
   // LU (2/3 n^3) + two triangular solves (2 n^2) per matrix.
   const double flops = static_cast<double>(count) * (2.0 / 3.0 * n * n * n + 2.0 * n * n);
   s.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);

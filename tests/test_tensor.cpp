@@ -148,6 +148,17 @@ TEST_P(TensorTest, RoundTripEveryDtype) {
   }
 }
 
+// synchronize() waits for queued work: results read afterwards are complete,
+// and a queue of many ops drains without error.
+TEST_P(TensorTest, SynchronizeDrainsTheQueue) {
+  Tensor x = zeros({1 << 16}, float32, device());
+  for (int i = 0; i < 50; ++i) x = add(x, 1.0);
+  synchronize(device());
+  EXPECT_EQ(x.to_vector<float>().back(), 50.0f);
+  EXPECT_EQ(x.to_vector<float>().front(), 50.0f);
+  EXPECT_THROW(synchronize(Device(DeviceKind::opencl, 99)), DeviceError);
+}
+
 CONCORD_INSTANTIATE_DEVICES(TensorTest);
 
 TEST(TensorPrint, Readable) {

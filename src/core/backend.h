@@ -98,6 +98,10 @@ class Backend {
   // Largest n (of n x n matrices) the backend's native linear-algebra kernels
   // take on a device; larger inputs go to the CPU fallback (see plan_sized).
   virtual int64_t linalg_max_n(const Device&) const { return INT64_MAX; }
+
+  // Waits until every operation queued on the device has finished (ops on
+  // cpu and emu finish before they return: nothing to wait for).
+  virtual void synchronize(const Device&) {}
 };
 
 // The backend that owns a device (throws DeviceError for an unknown device).

@@ -50,3 +50,9 @@ Capabilities backend_capabilities(const Device& d) {
 }
 
 }  // namespace concord::detail
+
+namespace concord {
+
+void synchronize(const Device& d) { detail::backend_for(d).synchronize(d); }
+
+}  // namespace concord

@@ -93,20 +93,27 @@ int cmd_bench(const BenchOptions& o) {
   out["torch"] = torch.version();
   std::printf("%-22s %11s %11s %8s %14s %8s\n", "workload", "concord", "PyTorch", "speedup", "achieved", "of limit");
   std::map<std::string, std::pair<double, double>> times;  // name -> (concord, PyTorch) medians
-  for (const auto& w : workloads(Device(o.device))) {
+  const Device dev(o.device);
+  for (const auto& w : workloads(dev)) {
     if (!o.filter.empty() && w.name.find(o.filter) == std::string::npos) continue;
+    // Each run waits for the device: OpenCL kernels are asynchronous, and a
+    // clock read after the enqueue alone would time nothing.
+    const std::function<void()> run = [&] {
+      w.run();
+      synchronize(dev);
+    };
     std::vector<double> mine, theirs;
     std::string error, torch_error;
     try {
       w.setup();
-      w.run();  // warm-up
+      run();  // warm-up
     } catch (const std::exception& e) {
       error = e.what();
     }
     // Interleave: one concord round, one PyTorch round, so both see the same machine state.
     for (int r = 0; r < o.repeats && error.empty(); ++r) {
       try {
-        auto s = time_it(w.run, 1, w.inner);
+        auto s = time_it(run, 1, w.inner);
         mine.push_back(s[0]);
       } catch (const std::exception& e) {
         error = e.what();
@@ -152,7 +159,13 @@ int cmd_bench(const BenchOptions& o) {
       const auto [c, t] = it->second;
       const double rc = base->second.first > 0 && c > 0 ? c / base->second.first : 0;
       const double rt = base->second.second > 0 && t > 0 ? t / base->second.second : 0;
-      std::printf("%s / f32 time: concord %.2fx, PyTorch %.2fx\n", v, rc, rt);
+      auto ratio = [](double r) {
+        char b[32];
+        if (r > 0) std::snprintf(b, sizeof b, "%.2fx", r);
+        else std::snprintf(b, sizeof b, "-");
+        return std::string(b);
+      };
+      std::printf("%s / f32 time: concord %s, PyTorch %s\n", v, ratio(rc).c_str(), ratio(rt).c_str());
       out["mlp_ratios"][v] = {{"concord", rc}, {"torch", rt}};
     }
   }

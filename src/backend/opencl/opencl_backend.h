@@ -63,6 +63,7 @@ class OpenClBackend final : public Backend {
   // One work-group per matrix is the right shape for many small systems; above
   // this n a blocked LAPACK on the host wins, so the dispatcher falls back.
   int64_t linalg_max_n(const Device&) const override { return 256; }
+  void synchronize(const Device&) override { ctx_.finish(); }
 
   // Builds (once; cached in memory and on disk) the program made of common.cl,
   // the shared headers, and kernels/<file>, with -D options for the device's
