@@ -19,41 +19,42 @@ namespace concord::detail::cpu {
 
 namespace {
 
+// The vector operations of one element type.
 struct F32 {
   using T = float;
+  using V = __m512;
   static constexpr int kW = 16;
-  // y -= l * x on m elements (the product rounded, then the difference: no
-  // FMA). No masked stores: one does not forward to the next column's loads.
-  // The tail is an unmasked vector ending at y + m, computed from the values
-  // before the update, so its overlap with the last full vector gets the same bits.
-  CONCORD_AVX512 static void axpy_sub(T* y, const T* x, T l, int64_t m) {
-    if (m < kW) {
-      for (int64_t j = 0; j < m; ++j) y[j] -= l * x[j];
-      return;
-    }
-    const __m512 vl = _mm512_set1_ps(l);
-    const __m512 tail = _mm512_sub_ps(_mm512_loadu_ps(y + m - kW), _mm512_mul_ps(vl, _mm512_loadu_ps(x + m - kW)));
-    for (int64_t j = 0; j + kW <= m; j += kW)
-      _mm512_storeu_ps(y + j, _mm512_sub_ps(_mm512_loadu_ps(y + j), _mm512_mul_ps(vl, _mm512_loadu_ps(x + j))));
-    _mm512_storeu_ps(y + m - kW, tail);  // overlaps the last full vector with the same values
-  }
+  CONCORD_AVX512 static V set1(T v) { return _mm512_set1_ps(v); }
+  CONCORD_AVX512 static V load(const T* p) { return _mm512_loadu_ps(p); }
+  CONCORD_AVX512 static void store(T* p, V v) { _mm512_storeu_ps(p, v); }
+  CONCORD_AVX512 static V mul_sub(V y, V l, V x) { return _mm512_sub_ps(y, _mm512_mul_ps(l, x)); }
 };
 
 struct F64 {
   using T = double;
+  using V = __m512d;
   static constexpr int kW = 8;
-  CONCORD_AVX512 static void axpy_sub(T* y, const T* x, T l, int64_t m) {
-    if (m < kW) {
-      for (int64_t j = 0; j < m; ++j) y[j] -= l * x[j];
-      return;
-    }
-    const __m512d vl = _mm512_set1_pd(l);
-    const __m512d tail = _mm512_sub_pd(_mm512_loadu_pd(y + m - kW), _mm512_mul_pd(vl, _mm512_loadu_pd(x + m - kW)));
-    for (int64_t j = 0; j + kW <= m; j += kW)
-      _mm512_storeu_pd(y + j, _mm512_sub_pd(_mm512_loadu_pd(y + j), _mm512_mul_pd(vl, _mm512_loadu_pd(x + j))));
-    _mm512_storeu_pd(y + m - kW, tail);  // overlaps the last full vector with the same values
-  }
+  CONCORD_AVX512 static V set1(T v) { return _mm512_set1_pd(v); }
+  CONCORD_AVX512 static V load(const T* p) { return _mm512_loadu_pd(p); }
+  CONCORD_AVX512 static void store(T* p, V v) { _mm512_storeu_pd(p, v); }
+  CONCORD_AVX512 static V mul_sub(V y, V l, V x) { return _mm512_sub_pd(y, _mm512_mul_pd(l, x)); }
 };
+
+// y -= l * x on m elements (the product rounded, then the difference: no
+// FMA). No masked stores: one does not forward to the next column's loads.
+// The tail is an unmasked vector ending at y + m, computed from the values
+// before the update, so its overlap with the last full vector gets the same bits.
+template <class S>
+CONCORD_AVX512 void axpy_sub(typename S::T* y, const typename S::T* x, typename S::T l, int64_t m) {
+  if (m < S::kW) {
+    for (int64_t j = 0; j < m; ++j) y[j] -= l * x[j];
+    return;
+  }
+  const typename S::V vl = S::set1(l);
+  const typename S::V tail = S::mul_sub(S::load(y + m - S::kW), vl, S::load(x + m - S::kW));
+  for (int64_t j = 0; j + S::kW <= m; j += S::kW) S::store(y + j, S::mul_sub(S::load(y + j), vl, S::load(x + j)));
+  S::store(y + m - S::kW, tail);  // overlaps the last full vector with the same values
+}
 
 template <class V>
 CONCORD_AVX512 int32_t lu(typename V::T* a, int64_t n, int32_t* piv) {
@@ -86,7 +87,7 @@ CONCORD_AVX512 int32_t lu(typename V::T* a, int64_t n, int32_t* piv) {
       const T l = ri[k] / rk[k];
       ri[k] = l;
       if (m == 0) continue;
-      V::axpy_sub(ri + k + 1, rk + k + 1, l, m);
+      axpy_sub<V>(ri + k + 1, rk + k + 1, l, m);
       const T v = std::abs(ri[k + 1]);
       if (i == k + 1 || v > best) best = v, p = i;  // the first largest, as the separate search
     }
