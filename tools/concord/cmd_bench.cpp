@@ -54,7 +54,7 @@ double machine_sgemm_gflops() {
 
 // Bandwidth: a parallel copy of 256 MiB (bytes read + written per second),
 // as a plain loop: libc's memcpy switches to non-temporal stores at this size,
-// which measured ~30 GB/s here where ordinary stores (what kernels do) reach ~45.
+// which measured 30-40 GB/s here where ordinary stores (what kernels do) reach 55-60.
 double machine_copy_gbs() {
   const int64_t n = int64_t{64} << 20;  // floats
   std::vector<float> a(static_cast<size_t>(n), 1.0f), b(static_cast<size_t>(n));

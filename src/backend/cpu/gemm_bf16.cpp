@@ -2,9 +2,9 @@
 //
 // Blocked like a BLAS: each thread owns a fixed block of C, packs KC-deep
 // blocks of its columns of B and MC x KC blocks of its rows of A, and runs an
-// MR x NR register-tile kernel over them. Packed
-// operands hold bfloat16 pairs (k, k+1) as one 32-bit word — the unit the
-// instruction multiplies — so A's word is broadcast and B's are loaded 16 at a time.
+// MR x NR register-tile kernel over them. Packed operands hold bfloat16 pairs
+// (k, k+1) as one 32-bit word — the unit the instruction multiplies — so A's
+// word is broadcast and B's are loaded 16 at a time.
 //
 // Only the functions marked CONCORD_BF16 use AVX-512; the file is compiled for
 // plain x86-64 so nothing here can run an unsupported instruction by accident.
@@ -13,10 +13,11 @@
 #include <immintrin.h>
 #include <omp.h>
 
-#include <cstdlib>
 #include <algorithm>
-#include <cstring>
+#include <atomic>
+#include <cstdlib>
 #include <memory>
+#include <new>
 
 #include "backend/cpu/vec_math.h"
 
@@ -252,9 +253,9 @@ bool gemm_bf16_available() {
 void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut d) {
   if (M <= 0 || N <= 0 || K <= 0) return;  // K == 0 is the caller's (an empty sum)
   const int64_t strips_m = ceil_div(M, kMR), strips_n = ceil_div(N, kNR);
-  // Threads only when each gets about 2M multiply-adds.
-  const int64_t most = omp_in_parallel() ? 1 : omp_get_max_threads();
-  const int threads = static_cast<int>(std::max<int64_t>(1, min64(most, ceil_div(M * N * K, int64_t{1} << 21))));
+  // Threads only when each gets about 2M multiply-adds (in double: M·N·K may pass 2^63).
+  const double most = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = static_cast<int>(std::max(1.0, std::min(most, double(M) * double(N) * double(K) / (1 << 21))));
   // The threads form a tm x tn grid over the strips of C, each packing its own
   // operands: no thread waits for another. Pick the grid with the least work
   // on the busiest thread, in tiles (a packed B strip costs ~1.4 tiles, an A strip ~0.6).
@@ -273,8 +274,9 @@ void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut d)
   d.ld = N;
   if (d.bf16 != nullptr && K > kc_max) d.part = reinterpret_cast<float*>(scratch(2, static_cast<size_t>(M * N)));
 
+  std::atomic<bool> no_memory{false};  // an exception must not leave the parallel region
 #pragma omp parallel num_threads(threads) if (threads > 1)
-  {
+  try {
     // This thread's block of C: fixed by the grid, and every element is summed
     // by one thread in the same order, so the bits do not depend on the grid.
     const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -302,7 +304,10 @@ void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut d)
         }
       }
     }
+  } catch (const std::bad_alloc&) {
+    no_memory = true;
   }
+  if (no_memory) throw std::bad_alloc();
 }
 
 }  // namespace concord::detail::cpu
