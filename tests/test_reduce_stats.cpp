@@ -140,6 +140,20 @@ TEST_P(ReduceStatsTest, SoftmaxAndLogSoftmax) {
   EXPECT_NEAR(li[2], 3 - ref_logsumexp({1, 2, 3}), 1e-6);
 }
 
+// Many long contiguous rows run on the vector kernels (CPU), a transposed
+// input on the general element-by-element path: both must give the same bits.
+TEST_P(ReduceStatsTest, LargeSoftmaxSameBitsForEveryLayout) {
+  for (Dtype t : {float32, float16}) {
+    if (skip(t)) continue;
+    SCOPED_TRACE(std::string(name(t)));
+    const int64_t rows = 1031, n = 1027;
+    Tensor x = make(random_values(rows * n, t, -8, 8, 21), {rows, n}, t, device());
+    Tensor xt = x.transpose(0, 1).contiguous().transpose(0, 1);  // same values, columns contiguous
+    EXPECT_TRUE(bits(softmax(x, 1)) == bits(softmax(xt, 1).contiguous())) << "softmax";
+    EXPECT_TRUE(bits(log_softmax(x, 1)) == bits(log_softmax(xt, 1).contiguous())) << "log_softmax";
+  }
+}
+
 TEST_P(ReduceStatsTest, Cumsum) {
   for (Dtype t : {uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64}) {
     if (skip(t)) continue;

@@ -18,9 +18,47 @@ VEC_INLINE vi lane_index() {
   return v;
 }
 
+// Lane j of v moved to lane j - w (the upper lanes wrap; the tree ignores them).
+template <int w>
+VEC_INLINE vf lanes_down(vf v) {
+  return __builtin_shuffle(v, (lane_index() + w) & (W - 1));
+}
+
+// The lane tree of a block: lane l = op(lane l, lane l + w) for w = L/2 ... 1,
+// first across the K vectors, then inside the first one with shuffles. Vector
+// operations on the lanes the scalar tree combines, so the same bits, without
+// its 15 data-dependent branches (max/min) or its round trip through memory.
+template <RedOp OP>
+VEC_INLINE vf tree_op(vf a, vf b) {
+  if constexpr (OP == RedOp::max) return max_v(a, b);
+  else if constexpr (OP == RedOp::min) return min_v(a, b);
+  else return a + b;
+}
+template <RedOp OP>
+VEC_INLINE float lane_tree(vf (&acc)[K]) {
+  for (int v = K / 2; v >= 1; v /= 2)
+    for (int k = 0; k < v; ++k) acc[k] = tree_op<OP>(acc[k], acc[k + v]);
+  vf a = acc[0];
+  if constexpr (W >= 16) a = tree_op<OP>(a, lanes_down<8>(a));
+  if constexpr (W >= 8) a = tree_op<OP>(a, lanes_down<4>(a));
+  a = tree_op<OP>(a, lanes_down<2>(a));
+  a = tree_op<OP>(a, lanes_down<1>(a));
+  return a[0];
+}
+
+// Whether any lane of m is nonzero (an or-tree, as lane_tree).
+VEC_INLINE bool any_lane(vi m) {
+  vf a = as<vf>(m);
+  if constexpr (W >= 16) a = as<vf>(as<vi>(a) | as<vi>(lanes_down<8>(a)));
+  if constexpr (W >= 8) a = as<vf>(as<vi>(a) | as<vi>(lanes_down<4>(a)));
+  a = as<vf>(as<vi>(a) | as<vi>(lanes_down<2>(a)));
+  a = as<vf>(as<vi>(a) | as<vi>(lanes_down<1>(a)));
+  return as<vi>(a)[0] != 0;
+}
+
 // One block (len <= kRedBlock): lane l of vector k is lane k*W + l of the
 // engine; a partial last group of L is padded with a value that leaves every
-// lane unchanged. The lane tree runs on scalars (once per block).
+// lane unchanged. The lane tree runs once per block (lane_tree).
 template <Ty T, RedOp OP, bool STORE, bool FAST = false>
 float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) {
   using E = typename Io<T>::E;
@@ -48,6 +86,18 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
   };
   const vi all = splat<vi>(-1);
   int64_t i = 0;
+  if constexpr (OP == RedOp::exp_sum) {
+    // Two groups per step: their exps are independent, so the core works on
+    // both while one waits on its latency; the sums still run in element order.
+    for (; i + 2 * L <= len; i += 2 * L) {
+      vf ex[2 * K];
+      for (int u = 0; u < 2 * K; ++u) {
+        ex[u] = Exp::f(Io<T>::get(x + i + u * W) - sh);
+        if constexpr (STORE) store(e + i + u * W, ex[u]);
+      }
+      for (int u = 0; u < 2 * K; ++u) acc[u % K] = acc[u % K] + ex[u];
+    }
+  }
   for (; i + L <= len; i += L)
     for (int k = 0; k < K; ++k) step(acc[k], Io<T>::get(x + i + k * W), STORE ? e + i + k * W : nullptr, all);
   if (i < len) {
@@ -60,20 +110,9 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
     if constexpr (STORE) std::memcpy(e + i, et, m * sizeof(float));
   }
   if constexpr (FAST) {
-    bool any = false;
-    for (int j = 0; j < W; ++j) any |= nan[j] != 0;
-    if (any) return red_block<T, OP, STORE, false>(x, len, shift, e);
+    if (any_lane(nan)) return red_block<T, OP, STORE, false>(x, len, shift, e);
   }
-  float l[L];
-  for (int k = 0; k < K; ++k) store(l + k * W, acc[k]);
-  for (int w = L / 2; w >= 1; w /= 2)
-    for (int j = 0; j < w; ++j) {
-      const float a = l[j], b = l[j + w];
-      if constexpr (OP == RedOp::max) l[j] = (a > b || a != a) ? a : b;
-      else if constexpr (OP == RedOp::min) l[j] = (a < b || a != a) ? a : b;
-      else l[j] = a + b;
-    }
-  return l[0];
+  return lane_tree<OP == RedOp::exp_sum ? RedOp::sum : OP>(acc);
 }
 
 template <Ty T, RedOp OP, bool STORE>
