@@ -1,7 +1,7 @@
 // The small-matrix linear algebra kernels against plain scalar loops written
 // here, bit for bit:
-//   - the AVX-512 LU (backend/cpu/lu_avx512.h): the same factors, pivots and
-//     info for every size of the small regime (1..128), on random matrices and
+//   - the AVX-512 LU (backend/cpu/lu_avx512.h), unblocked and blocked: the same
+//     factors, pivots and info for sizes across the small regime (1..128), on random matrices and
 //     on ones built to hit exact pivot ties, zero pivots (singular), NaN, Inf.
 //     Skipped (saying why) on a CPU without AVX-512.
 //   - the CPU's lower triangular solve with one right-hand side (rows solved
@@ -68,7 +68,10 @@ void run_all() {
   std::mt19937 rng(5);
   std::uniform_real_distribution<T> d(-1, 1);
   std::uniform_int_distribution<int> small(-2, 2);
-  for (int64_t n = 1; n <= 128; n += (n < 40 ? 1 : 7)) {
+  std::vector<int64_t> sizes;  // every size up to 40, then a spread up to the regime's end
+  for (int64_t n = 1; n <= 128; n += (n < 40 ? 1 : 7)) sizes.push_back(n);
+  for (int64_t n : {64, 127, 128}) sizes.push_back(n);
+  for (const int64_t n : sizes) {
     std::vector<T> a(static_cast<size_t>(n * n));
     for (auto& v : a) v = d(rng);
     expect_same(a, n, "random");
@@ -80,6 +83,10 @@ void run_all() {
       a[static_cast<size_t>((n - 1) * n + 2)] = std::numeric_limits<T>::quiet_NaN();
       a[static_cast<size_t>(n + n - 1)] = std::numeric_limits<T>::infinity();
       expect_same(a, n, "zero column, NaN, Inf");
+      for (auto& v : a) v = d(rng);
+      for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + (n - 1) / 2)] = 0;  // a later panel's zero step
+      for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>((n - 2) * n + j)] = a[static_cast<size_t>(j)];  // equal rows
+      expect_same(a, n, "zero middle column, two equal rows");
     }
   }
 }

@@ -5,7 +5,11 @@
 //     more vector ending at the row's end (most rows of a 64 x 64 LU have a
 //     tail; the compiled loop ran it in scalar code);
 //   - the pivot search of column k+1 rides on the update of column k (the
-//     first largest |a|, as LAPACK's idamax), saving a strided pass per column.
+//     first largest |a|, as LAPACK's idamax), saving a strided pass per column;
+//   - from n = 48 it is blocked: 8-column panels factored in a column-major
+//     copy, then the rows below updated by register tiles that apply a whole
+//     panel's steps to each element in turn (each element still gets its
+//     steps' operations in ascending order: the same bits, 1.2-1.5x faster).
 // Returns getrf's info (first zero pivot, 1-based; 0 if none) and writes
 // 1-based pivots. Only call it when lu_avx512_available().
 #pragma once
