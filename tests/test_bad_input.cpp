@@ -75,6 +75,13 @@ TEST_P(BadInputTest, ShapeMismatch) {
       row<ShapeError>("copy_ [4] into [2, 3]", "ShapeError", "copy_", {"[4]", "[2, 3]"},
                       [&] { Tensor t = zeros({2, 3}, float32, d); t.copy_(b); }),
   });
+  // An expanded destination: refused, and the memory behind it keeps its values.
+  Tensor base = ones({3}, float32, d);
+  check_rows({
+      row<ValueError>("copy_ into an expanded [2, 3]", "ValueError", "copy_", {"[2, 3]", "float32", dev, "dim 0", "clone()"},
+                      [&] { base.expand({2, 3}).copy_(a); }),
+  });
+  EXPECT_EQ(base.to_vector<float>(), std::vector<float>(3, 1.0f));
 }
 
 TEST_P(BadInputTest, NegativeAndOverflowingSizes) {

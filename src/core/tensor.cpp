@@ -95,6 +95,14 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (!(b == shape_))
     throw ShapeError("[copy_] source of shape " + shape_str(src.shape()) + " does not broadcast to the destination " +
                      shape_str(shape_) + "; reshape or expand the source");
+  // An expanded destination (stride 0 over a dim longer than 1) would take
+  // several source elements into one memory location: which one wins depends
+  // on the kernel's order, so it is refused (as PyTorch does).
+  for (int64_t d = 0; d < ndim(); ++d)
+    if (shape_[d] > 1 && strides_[d] == 0)
+      throw ValueError("[copy_] the destination of shape " + shape_str(shape_) + " (" + std::string(name(dtype_)) +
+                       ", " + device().str() + ") is expanded along dim " + std::to_string(d) +
+                       ": several of its elements share one memory location; clone() it before writing into it");
   Tensor s = src.device() == device() ? src : src.to(device());
   s = s.expand(shape_);
   const Dtype dt = detail::storage_dtype("copy", device(), dtype_);
