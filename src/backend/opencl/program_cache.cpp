@@ -264,6 +264,7 @@ void Context::store_binary(const std::string& file, const std::string& key, cl_p
 }
 
 cl_kernel Context::kernel(cl_program p, const char* kernel_name) {
+  drain_on_thread_exit();  // the caller is about to launch it
   std::lock_guard<std::mutex> lock(prog_mu_);
   auto key = std::make_pair(p, std::string(kernel_name));
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;

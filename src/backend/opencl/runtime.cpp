@@ -205,6 +205,19 @@ const DeviceInfo& device_info(size_t index) {
   return devices()[index].info;
 }
 
+void drain_on_thread_exit() {
+  struct Drain {
+    ~Drain() {
+      Runtime& rt = runtime();
+      std::lock_guard<std::mutex> lock(rt.mu);
+      for (auto& c : rt.contexts)
+        if (c) c->drain();
+    }
+  };
+  thread_local Drain drain;  // constructed on the thread's first call
+  (void)drain;
+}
+
 Context& context(size_t index) {
   const auto& devs = devices();
   if (index >= devs.size()) throw_no_device(index);
@@ -257,6 +270,14 @@ void Context::shutdown() {
   if (ctx_) clReleaseContext(ctx_);  // buffers still held elsewhere keep it alive
   queue_ = nullptr;
   ctx_ = nullptr;
+}
+
+void Context::drain() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (closed_) return;
+  }
+  if (queue_) clFinish(queue_);
 }
 
 Context::Stats Context::stats() const {
@@ -400,6 +421,7 @@ void Context::read(cl_mem src, size_t offset, size_t nbytes, void* dst) {
 
 void Context::copy(cl_mem src, size_t src_off, cl_mem dst, size_t dst_off, size_t nbytes) {
   if (nbytes == 0) return;
+  drain_on_thread_exit();
   check(clEnqueueCopyBuffer(queue_, src, dst, src_off, dst_off, nbytes, 0, nullptr, nullptr),
         "clEnqueueCopyBuffer", this);
 }

@@ -66,6 +66,16 @@ std::string error_name(cl_int err);
 
 class Context;
 
+// Makes the calling thread, when it ends, wait for every context's queue.
+// Called wherever work is submitted (Context::queue(), kernel(), copy()).
+// Work left in a queue at exit() would otherwise run during static
+// destruction: PoCL compiles a kernel lazily at its first run, in its worker
+// thread, with LLVM code whose function-local statics exit() has already
+// destroyed (a SIGSEGV on a cold kernel cache). A thread's thread_local
+// objects are destroyed before any static object ([basic.start.term]), so
+// this wait comes before all of them.
+void drain_on_thread_exit();
+
 // Throws unless err == CL_SUCCESS. `what` names the failed call
 // ("clEnqueueReadBuffer"). CL_MEM_OBJECT_ALLOCATION_FAILURE and
 // CL_OUT_OF_HOST_MEMORY raise OutOfMemoryError; so does CL_OUT_OF_RESOURCES
@@ -103,7 +113,12 @@ class Context {
   std::string device_string() const { return "opencl:" + std::to_string(index_); }
   const DeviceInfo& info() const { return info_; }
   cl_context ctx() const { return ctx_; }
-  cl_command_queue queue() const { return queue_; }
+  // Callers enqueue on it directly: the calling thread's exit (and so the
+  // process's exit) then first waits for the queue, see drain_on_thread_exit().
+  cl_command_queue queue() const {
+    drain_on_thread_exit();
+    return queue_;
+  }
   cl_device_id id() const { return device_; }
 
   // --- programs ---------------------------------------------------------
@@ -161,6 +176,9 @@ class Context {
   void finish();
 
   Stats stats() const;
+
+  // Waits for the queue (clFinish, errors ignored); no-op after shutdown().
+  void drain() noexcept;
 
   // Releases every OpenCL object the context owns; called at process exit.
   // Buffers still held by callers stay valid (OpenCL reference counting) and
