@@ -180,6 +180,33 @@ TEST(ConcurrencyWarnings, OneWarningPerKeyUnderRaces) {
   EXPECT_EQ(report().count("solve", "emu:0", float32, Path::fallback), static_cast<uint64_t>(kThreads * kRounds));
 }
 
+// set_profile while other threads run ops on the device: every op sees the old
+// or the new profile whole (native or the CPU fallback), and the result has
+// the same bits either way; capabilities() references stay valid.
+TEST(ConcurrencyProfile, SetProfileWhileOpsRun) {
+  const Device emu("emu:0");
+  ProfileGuard restore(emu, "no-fp64");
+  const Tensor x = filled({64, 257}, emu, 7);
+  const std::vector<uint8_t> want = host_bytes(sum(x, {1}));
+  const Capabilities& before = capabilities(emu);
+  std::atomic<bool> done{false};
+  std::thread flipper([&] {
+    for (int i = 0; !done.load(); ++i) set_profile(emu, i % 2 ? "no-fp64,no-op:sum" : "no-fp64");
+  });
+  reset_report();
+  const auto errors = run_threads([&](int) {
+    for (int r = 0; r < 50; ++r)
+      if (host_bytes(sum(x, {1})) != want) throw std::runtime_error("sum differs while the profile changes");
+  });
+  done = true;
+  flipper.join();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_FALSE(before.can_compute(float64));  // the old snapshot is still readable
+  const uint64_t native = report().count("sum", "emu:0", float32, Path::native);
+  const uint64_t fallback = report().count("sum", "emu:0", float32, Path::fallback);
+  EXPECT_EQ(native + fallback, static_cast<uint64_t>(kThreads * 50));
+}
+
 // Scoped policy guards are per thread: a strict guard in one thread does not
 // change what another thread gets.
 TEST(ConcurrencyPolicy, GuardsArePerThread) {

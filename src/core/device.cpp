@@ -4,7 +4,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <ostream>
-#include <shared_mutex>
+#include <atomic>
+#include <deque>
 
 #include "concord/error.h"
 #include "core/backend.h"
@@ -97,10 +98,15 @@ Profile parse_profile(std::string_view s) {
 
 namespace {
 
+// effective and profile point at immutable snapshots that are never freed: a
+// reference from capabilities() stays valid while set_profile publishes a
+// new snapshot (readers see the old or the new one, never a half-written one).
 struct Entry {
+  explicit Entry(const Device& d) : device(d), raw(detail::backend_capabilities(d)) {}
   Device device;
-  Capabilities raw, effective;
-  Profile profile;
+  Capabilities raw;
+  std::atomic<const Capabilities*> effective{nullptr};
+  std::atomic<const Profile*> profile{nullptr};
 };
 
 Capabilities apply(const Capabilities& raw, const Profile& p) {
@@ -142,7 +148,15 @@ class Registry {
     throw DeviceError("[device] " + d.str() + " is not available; available devices: " + valid_devices_hint() +
                       (d.kind() == DeviceKind::emu ? " (set CONCORD_EMU_DEVICES=N for more emu devices)" : ""));
   }
-  std::shared_mutex mu;
+  // Publishes a new profile snapshot for e (one per call: profiles are set
+  // rarely, so keeping every snapshot costs little).
+  void set(Entry& e, const Profile& p) {
+    std::lock_guard lock(mu_);
+    profiles_kept_.push_back(p);
+    caps_kept_.push_back(apply(e.raw, p));
+    e.profile.store(&profiles_kept_.back(), std::memory_order_release);
+    e.effective.store(&caps_kept_.back(), std::memory_order_release);
+  }
 
  private:
   Registry() {
@@ -162,14 +176,7 @@ class Registry {
     for (size_t i = 0; i < ocl; ++i) add(Device(DeviceKind::opencl, static_cast<int>(i)), Profile{});
     if (const char* env = std::getenv("CONCORD_DEVICE_PROFILE")) apply_env(env);
   }
-  void add(const Device& d, const Profile& p) {
-    Entry e;
-    e.device = d;
-    e.raw = detail::backend_capabilities(d);
-    e.profile = p;
-    e.effective = apply(e.raw, p);
-    entries_.push_back(std::move(e));
-  }
+  void add(const Device& d, const Profile& p) { set(entries_.emplace_back(d), p); }
   // "emu:0=no-fp64,no-op:solve;opencl:0=no-fp64"
   void apply_env(std::string_view s) {
     size_t pos = 0;
@@ -188,11 +195,13 @@ class Registry {
         throw ValueError("[profile] CONCORD_DEVICE_PROFILE cannot restrict cpu: it is the reference and the fallback target");
       Entry* e = find(d);
       if (!e) continue;  // a profile for a device this machine lacks is harmless
-      e->profile = parse_profile(item.substr(eq + 1));
-      e->effective = apply(e->raw, e->profile);
+      set(*e, parse_profile(item.substr(eq + 1)));
     }
   }
-  std::vector<Entry> entries_;
+  std::deque<Entry> entries_;  // fixed after construction; deques keep references stable
+  std::mutex mu_;              // guards the kept snapshots
+  std::deque<Capabilities> caps_kept_;
+  std::deque<Profile> profiles_kept_;
 };
 
 }  // namespace
@@ -201,26 +210,17 @@ std::vector<Device> devices() { return Registry::get().list(); }
 bool is_available(const Device& d) { return Registry::get().find(d) != nullptr; }
 
 const Capabilities& capabilities(const Device& d) {
-  auto& r = Registry::get();
-  std::shared_lock lock(r.mu);
-  return r.at(d).effective;
+  return *Registry::get().at(d).effective.load(std::memory_order_acquire);
 }
 const Capabilities& raw_capabilities(const Device& d) { return Registry::get().at(d).raw; }
-const Profile& profile(const Device& d) {
-  auto& r = Registry::get();
-  std::shared_lock lock(r.mu);
-  return r.at(d).profile;
-}
+const Profile& profile(const Device& d) { return *Registry::get().at(d).profile.load(std::memory_order_acquire); }
 
 void set_profile(const Device& d, const Profile& p) {
   if (d.is_cpu())
     throw DeviceError("[profile] cpu cannot take a profile: it is the reference and the fallback target; "
                       "profile an emu or opencl device instead");
   auto& r = Registry::get();
-  std::unique_lock lock(r.mu);
-  Entry& e = r.at(d);
-  e.profile = p;
-  e.effective = apply(e.raw, p);
+  r.set(r.at(d), p);
 }
 void set_profile(const Device& d, std::string_view p) { set_profile(d, parse_profile(p)); }
 
