@@ -4,8 +4,9 @@
 //     factors, pivots and info for sizes across the small regime (1..128), on random matrices and
 //     on ones built to hit exact pivot ties, zero pivots (singular), NaN, Inf.
 //     Skipped (saying why) on a CPU without AVX-512.
-//   - the CPU's lower triangular solve with one right-hand side (rows solved
-//     in interleaved groups): the same bits as row-by-row substitution.
+//   - the CPU's triangular solves (rows solved in interleaved groups for one
+//     right-hand side): the same bits as row-by-row substitution, lower with
+//     sums in ascending order, upper in descending order.
 // The public solve/LU paths are covered on every device by test_linalg.
 #include <gtest/gtest.h>
 
@@ -116,28 +117,52 @@ std::vector<T> forward_substitution(const std::vector<T>& a, std::vector<T> b, i
   return b;
 }
 
+// b_i = (b_i - Σ_{j>i} a_ij·b_j) / a_ii, rows from the bottom, j descending.
 template <class T>
-void lower_solve_bits(concord::Dtype dt) {
+std::vector<T> back_substitution(const std::vector<T>& a, std::vector<T> b, int64_t n, int64_t k, bool unit) {
+  for (int64_t i = n - 1; i >= 0; --i)
+    for (int64_t c = 0; c < k; ++c) {
+      T s = b[static_cast<size_t>(i * k + c)];
+      for (int64_t j = n - 1; j > i; --j) {
+        const T p = a[static_cast<size_t>(i * n + j)] * b[static_cast<size_t>(j * k + c)];
+        s = s - p;
+      }
+      if (!unit) s = s / a[static_cast<size_t>(i * n + i)];
+      b[static_cast<size_t>(i * k + c)] = s;
+    }
+  return b;
+}
+
+// Lower with one column (interleaved rows) and upper with one or three
+// columns (interleaved rows, or row by row): the references' bits.
+template <class T>
+void triangular_solve_bits(concord::Dtype dt) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<T> d(-1, 1);
   for (int64_t n : {1, 7, 8, 9, 17, 64, 100, 128})
-    for (bool unit : {false, true}) {
-      std::vector<T> a(static_cast<size_t>(n * n)), b(static_cast<size_t>(n));
-      for (auto& v : a) v = d(rng);
-      for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + i)] += T(4);
-      for (auto& v : b) v = d(rng);
-      const concord::Tensor X = concord::linalg::solve_triangular(concord::from_vector(a, {n, n}).to(dt),
-                                                                  concord::from_vector(b, {n, 1}).to(dt),
-                                                                  /*upper=*/false, /*left=*/true, unit);
-      const std::vector<T> want = forward_substitution(a, b, n, unit);
-      EXPECT_EQ(std::memcmp(X.contiguous().data<T>(), want.data(), want.size() * sizeof(T)), 0)
-          << "n=" << n << " unit=" << unit;
-    }
+    for (bool unit : {false, true})
+      for (int64_t k : {1, 3}) {
+        std::vector<T> a(static_cast<size_t>(n * n)), b(static_cast<size_t>(n * k));
+        for (auto& v : a) v = d(rng);
+        for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + i)] += T(4);
+        for (auto& v : b) v = d(rng);
+        const concord::Tensor A = concord::from_vector(a, {n, n}).to(dt), B = concord::from_vector(b, {n, k}).to(dt);
+        if (k == 1) {
+          const concord::Tensor X = concord::linalg::solve_triangular(A, B, /*upper=*/false, /*left=*/true, unit);
+          const std::vector<T> want = forward_substitution(a, b, n, unit);
+          EXPECT_EQ(std::memcmp(X.contiguous().data<T>(), want.data(), want.size() * sizeof(T)), 0)
+              << "lower n=" << n << " unit=" << unit;
+        }
+        const concord::Tensor U = concord::linalg::solve_triangular(A, B, /*upper=*/true, /*left=*/true, unit);
+        const std::vector<T> want = back_substitution(a, b, n, k, unit);
+        EXPECT_EQ(std::memcmp(U.contiguous().data<T>(), want.data(), want.size() * sizeof(T)), 0)
+            << "upper n=" << n << " k=" << k << " unit=" << unit;
+      }
 }
 
-TEST(SmallTriangularSolve, LowerOneColumnSameBitsAsRowByRow) {
-  lower_solve_bits<float>(concord::float32);
-  lower_solve_bits<double>(concord::float64);
+TEST(SmallTriangularSolve, SameBitsAsRowByRowSubstitution) {
+  triangular_solve_bits<float>(concord::float32);
+  triangular_solve_bits<double>(concord::float64);
 }
 
 }  // namespace

@@ -105,17 +105,24 @@ CONCORD_ISA_CLONES int32_t lu_small(T* a, int64_t n, int32_t* piv) {
   return info;
 }
 
-// Rows i of b [n, k]: b_i -= sum over j in [j0, j1) of m[i][j] * b_j, in order of j.
+// Rows i of b [n, k]: b_i -= sum over j in [j0, j1) of m[i][j] * b_j, in
+// ascending order of j (descending when down: the upper solves, see below).
 template <class T>
-inline void eliminate_row(const T* mrow, T* b, int64_t i, int64_t j0, int64_t j1, int64_t k) {
+inline void eliminate_row(const T* mrow, T* b, int64_t i, int64_t j0, int64_t j1, int64_t k, bool down = false) {
   T* bi = b + i * k;
   if (k == 1) {  // the same operations as the axpy form, without its loop overhead
     T s = bi[0];
-    for (int64_t j = j0; j < j1; ++j) s -= mrow[j] * b[j];
+    if (down)
+      for (int64_t j = j1 - 1; j >= j0; --j) s -= mrow[j] * b[j];
+    else
+      for (int64_t j = j0; j < j1; ++j) s -= mrow[j] * b[j];
     bi[0] = s;
     return;
   }
-  for (int64_t j = j0; j < j1; ++j) axpy_sub(bi, b + j * k, mrow[j], k);
+  if (down)
+    for (int64_t j = j1 - 1; j >= j0; --j) axpy_sub(bi, b + j * k, mrow[j], k);
+  else
+    for (int64_t j = j0; j < j1; ++j) axpy_sub(bi, b + j * k, mrow[j], k);
 }
 
 // A X = B for triangular a [n, n] and b [n, k] (overwritten by X).
@@ -147,6 +154,39 @@ int64_t lower_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
   return i;
 }
 
+// Back substitution for one right-hand side, kR rows at a time from the
+// bottom. Each row's sum runs over j from the end down to its diagonal, so
+// the terms of rows already solved come first: the kR chains run side by side
+// and only the triangle inside the group waits (ascending sums would start
+// each row with the term of the row just solved, serialising every row).
+template <class T>
+int64_t upper_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
+  constexpr int kR = 8;
+  int64_t i = n;  // rows [i, n) are solved
+  for (; i - kR >= 0; i -= kR) {
+    const int64_t i0 = i - kR;
+    T s[kR];
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) s[r] = b[i0 + r];
+    for (int64_t j = n - 1; j >= i; --j) {
+      const T x = b[j];
+#pragma GCC unroll 8
+      for (int r = 0; r < kR; ++r) s[r] -= a[(i0 + r) * n + j] * x;
+    }
+#pragma GCC unroll 8
+    for (int r = kR - 1; r >= 0; --r) {  // the triangle inside the group, from its bottom
+      const T* ar = a + (i0 + r) * n;
+      for (int q = kR - 1; q > r; --q) s[r] -= ar[i0 + q] * s[q];
+      if (!unit) s[r] /= ar[i0 + r];
+      b[i0 + r] = s[r];
+    }
+  }
+  return i;  // rows [0, i) are left
+}
+
+// Lower: sums in ascending j. Upper: sums in descending j (from the last row
+// up), which lets one-column solves interleave rows. The OpenCL kernels
+// (linalg.cl) use the same orders.
 template <class T>
 CONCORD_ISA_CLONES void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
   if (!upper) {
@@ -155,8 +195,8 @@ CONCORD_ISA_CLONES void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, 
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }
   } else {
-    for (int64_t i = n - 1; i >= 0; --i) {
-      eliminate_row(a + i * n, b, i, i + 1, n, k);
+    for (int64_t i = (k == 1 ? upper_rows_interleaved(a, b, n, unit) : n) - 1; i >= 0; --i) {
+      eliminate_row(a + i * n, b, i, i + 1, n, k, /*down=*/true);
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }
   }

@@ -140,11 +140,12 @@ __kernel void lu_solve(__global const T* lu, long lu_off, __global const int* pi
     }
     SYNC();
   }
-  // U, by rows from the bottom: each item owns whole columns (sums in ascending order).
+  // U, by rows from the bottom: each item owns whole columns (sums in
+  // descending order of j, as the CPU's).
   for (int c = lid; c < kk; c += L)
     for (int i = n - 1; i >= 0; --i) {
       T s = x[i * k + c];
-      for (int j = i + 1; j < n; ++j) s -= a[i * n + j] * x[j * k + c];
+      for (int j = n - 1; j > i; --j) s -= a[i * n + j] * x[j * k + c];
       x[i * k + c] = s / a[i * n + i];
     }
 }
@@ -158,11 +159,11 @@ __kernel void solve_triangular(__global const T* tri, long a_off, __global T* rh
   __global T* x = rhs + rhs_off + b * (long)n * k;
   MATRIX(a, (__global T*)(tri + a_off + b * (long)n * n), n * n, scratch);
   if (left && upper) {
-    // By rows from the bottom, whole columns per item.
+    // By rows from the bottom, whole columns per item, sums in descending j (as the CPU's).
     for (int c = lid; c < k; c += L)
       for (int i = n - 1; i >= 0; --i) {
         T s = x[i * k + c];
-        for (int j = i + 1; j < n; ++j) s -= a[i * n + j] * x[j * k + c];
+        for (int j = n - 1; j > i; --j) s -= a[i * n + j] * x[j * k + c];
         x[i * k + c] = unit ? s : s / a[i * n + i];
       }
   } else if (left) {
