@@ -125,7 +125,6 @@ CONCORD_AVX512 int32_t lu_unblocked(typename V::T* a, int64_t n, int32_t* piv) {
   return info;
 }
 
-
 // y /= d on m elements, as axpy_sub (an overlapping last vector, no scalar tail).
 template <class S>
 CONCORD_AVX512 void div_range(typename S::T* y, typename S::T d, int64_t m) {
