@@ -117,9 +117,21 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
     if (!use_beta) {
       fill(out, Scalar(0));
     } else if (beta.to_double() != 1.0) {
-      Tensor s(allocate(itemsize(dt), device()), Shape{}, Strides{}, 0, dt);
+      // Halves multiply in float32 with beta in float32 and round once, as
+      // the CPU does (beta rounded to the half first would differ).
+      const bool half = dt == Dtype::float16 || dt == Dtype::bfloat16;
+      const Dtype ct = half ? Dtype::float32 : dt;
+      Tensor s(allocate(itemsize(ct), device()), Shape{}, Strides{}, 0, ct);
       fill(s, beta);
-      binary(OpId::mul, out, s.expand(out.shape()), out);
+      if (!half) {
+        binary(OpId::mul, out, s.expand(out.shape()), out);
+      } else {
+        const Shape sh = out.shape();
+        Tensor w(allocate(static_cast<size_t>(out.numel()) * itemsize(ct), device()), sh, contiguous_strides(sh), 0, ct);
+        copy(out, w);  // exact widening
+        binary(OpId::mul, w, s.expand(sh), w);
+        copy(w, out);  // one rounding
+      }
     }
     return;
   }
