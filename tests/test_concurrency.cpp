@@ -202,6 +202,8 @@ TEST(ConcurrencyProfile, SetProfileWhileOpsRun) {
   flipper.join();
   EXPECT_TRUE(errors.empty()) << errors.front();
   EXPECT_FALSE(before.can_compute(float64));  // the old snapshot is still readable
+  set_profile(emu, "no-fp64");                 // an equal profile reuses its snapshot
+  EXPECT_EQ(&capabilities(emu), &before);
   const uint64_t native = report().count("sum", "emu:0", float32, Path::native);
   const uint64_t fallback = report().count("sum", "emu:0", float32, Path::fallback);
   EXPECT_EQ(native + fallback, static_cast<uint64_t>(kThreads * 50));

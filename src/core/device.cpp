@@ -1,11 +1,11 @@
 // Device strings, the device registry, capabilities and profiles.
 #include "concord/device.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
 #include <ostream>
-#include <atomic>
-#include <deque>
 
 #include "concord/error.h"
 #include "core/backend.h"
@@ -98,16 +98,26 @@ Profile parse_profile(std::string_view s) {
 
 namespace {
 
-// effective and profile point at immutable snapshots that are never freed: a
-// reference from capabilities() stays valid while set_profile publishes a
-// new snapshot (readers see the old or the new one, never a half-written one).
+// A profile and the capabilities it leaves.
+struct Snapshot {
+  Profile profile;
+  Capabilities caps;
+};
+
+// effective points at an immutable snapshot that is never freed: a reference
+// from capabilities() stays valid while set_profile publishes another one
+// (readers see the old or the new one, never a half-written one).
 struct Entry {
   explicit Entry(const Device& d) : device(d), raw(detail::backend_capabilities(d)) {}
   Device device;
   Capabilities raw;
-  std::atomic<const Capabilities*> effective{nullptr};
-  std::atomic<const Profile*> profile{nullptr};
+  std::atomic<const Snapshot*> effective{nullptr};
+  std::deque<Snapshot> kept;  // one per distinct profile set so far (deque: stable addresses)
 };
+
+bool same(const Profile& a, const Profile& b) {
+  return a.no_fp64 == b.no_fp64 && a.no_fp16 == b.no_fp16 && a.no_ops == b.no_ops;
+}
 
 Capabilities apply(const Capabilities& raw, const Profile& p) {
   Capabilities c = raw;
@@ -148,14 +158,16 @@ class Registry {
     throw DeviceError("[device] " + d.str() + " is not available; available devices: " + valid_devices_hint() +
                       (d.kind() == DeviceKind::emu ? " (set CONCORD_EMU_DEVICES=N for more emu devices)" : ""));
   }
-  // Publishes a new profile snapshot for e (one per call: profiles are set
-  // rarely, so keeping every snapshot costs little).
+  // Publishes the snapshot of profile p for e, reusing the one kept for an
+  // equal profile: a ProfileGuard in a loop flips between a few snapshots
+  // instead of growing memory.
   void set(Entry& e, const Profile& p) {
     std::lock_guard lock(mu_);
-    profiles_kept_.push_back(p);
-    caps_kept_.push_back(apply(e.raw, p));
-    e.profile.store(&profiles_kept_.back(), std::memory_order_release);
-    e.effective.store(&caps_kept_.back(), std::memory_order_release);
+    const Snapshot* snap = nullptr;
+    for (const Snapshot& k : e.kept)
+      if (same(k.profile, p)) snap = &k;
+    if (!snap) snap = &e.kept.emplace_back(Snapshot{p, apply(e.raw, p)});
+    e.effective.store(snap, std::memory_order_release);
   }
 
  private:
@@ -200,8 +212,6 @@ class Registry {
   }
   std::deque<Entry> entries_;  // fixed after construction; deques keep references stable
   std::mutex mu_;              // guards the kept snapshots
-  std::deque<Capabilities> caps_kept_;
-  std::deque<Profile> profiles_kept_;
 };
 
 }  // namespace
@@ -210,10 +220,12 @@ std::vector<Device> devices() { return Registry::get().list(); }
 bool is_available(const Device& d) { return Registry::get().find(d) != nullptr; }
 
 const Capabilities& capabilities(const Device& d) {
-  return *Registry::get().at(d).effective.load(std::memory_order_acquire);
+  return Registry::get().at(d).effective.load(std::memory_order_acquire)->caps;
 }
 const Capabilities& raw_capabilities(const Device& d) { return Registry::get().at(d).raw; }
-const Profile& profile(const Device& d) { return *Registry::get().at(d).profile.load(std::memory_order_acquire); }
+const Profile& profile(const Device& d) {
+  return Registry::get().at(d).effective.load(std::memory_order_acquire)->profile;
+}
 
 void set_profile(const Device& d, const Profile& p) {
   if (d.is_cpu())

@@ -159,13 +159,17 @@ Runtime& runtime() {
   return *rt;
 }
 
+// Calls f on every context created so far, under the runtime's lock.
+template <class F>
+void each_context(F f) {
+  Runtime& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mu);
+  for (auto& c : rt.contexts)
+    if (c) f(*c);
+}
+
 struct Shutdown {
-  ~Shutdown() {
-    Runtime& rt = runtime();
-    std::lock_guard<std::mutex> lock(rt.mu);
-    for (auto& c : rt.contexts)
-      if (c) c->shutdown();
-  }
+  ~Shutdown() { each_context([](Context& c) { c.shutdown(); }); }
 };
 
 const std::vector<Device>& devices() {
@@ -207,12 +211,7 @@ const DeviceInfo& device_info(size_t index) {
 
 void drain_on_thread_exit() {
   struct Drain {
-    ~Drain() {
-      Runtime& rt = runtime();
-      std::lock_guard<std::mutex> lock(rt.mu);
-      for (auto& c : rt.contexts)
-        if (c) c->drain();
-    }
+    ~Drain() { each_context([](Context& c) { c.drain(); }); }
   };
   thread_local Drain drain;  // constructed on the thread's first call
   (void)drain;
