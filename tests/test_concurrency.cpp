@@ -242,7 +242,7 @@ TEST(ConcurrencyReport, CountersAreExactUnderContention) {
     const Device d = t % 2 ? Device("emu:0") : kCPU;
     for (int i = 0; i < kPerThread; ++i) {
       detail::record(OpId::add, d, float32, Path::native);
-      detail::record(OpId::mul, Device(DeviceKind::emu, 40), float16, Path::widened);  // beyond the table
+      detail::record(OpId::mul, Device("emu:40"), float16, Path::widened);  // not a device here: not counted
       if (i % 5000 == 0) (void)report();
     }
   });
@@ -250,7 +250,7 @@ TEST(ConcurrencyReport, CountersAreExactUnderContention) {
   const Report r = report();
   EXPECT_EQ(r.count("add", "cpu", float32, Path::native), uint64_t{kThreads / 2 * kPerThread});
   EXPECT_EQ(r.count("add", "emu:0", float32, Path::native), uint64_t{kThreads / 2 * kPerThread});
-  EXPECT_EQ(r.count("mul", "emu:40", float16, Path::widened), uint64_t{kThreads * kPerThread});
+  EXPECT_EQ(r.count("mul", "emu:40", float16, Path::widened), 0u);
   reset_report();
   EXPECT_EQ(report().entries.size(), 0u);
 }

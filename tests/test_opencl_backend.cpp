@@ -29,7 +29,7 @@ namespace ocl = concord::detail::ocl;
 namespace {
 
 #define REQUIRE_OPENCL() \
-  if (detail::opencl_device_count() == 0) GTEST_SKIP() << "no OpenCL device on this machine"
+  if (detail::ocl::device_count() == 0) GTEST_SKIP() << "no OpenCL device on this machine"
 
 Device ocl0() { return Device("opencl:0"); }
 detail::Backend& ob() { return detail::backend_for(ocl0()); }

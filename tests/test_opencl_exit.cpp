@@ -23,7 +23,7 @@ namespace {
 
 bool has_opencl() {
   for (const Device& d : devices())
-    if (d.kind() == DeviceKind::opencl) return true;
+    if (d.kind().name() == "opencl") return true;
   return false;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "concord/concord.h"
+#include "backend/opencl/runtime.h"
 #include "core/backend.h"
 
 namespace concord {
@@ -23,7 +24,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 class OpenClKernels : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (detail::opencl_device_count() == 0)
+    if (detail::ocl::device_count() == 0)
       GTEST_SKIP() << "no OpenCL device: install an OpenCL driver (e.g. pocl-opencl-icd) to run these tests";
   }
   static Device cl() { return Device("opencl:0"); }

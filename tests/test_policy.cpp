@@ -222,3 +222,29 @@ TEST(Environment, ProfileAndPolicyVariables) {
   std::string badpol = run("CONCORD_DTYPE_POLICY=sloppy");
   EXPECT_TRUE(contains(badpol, "downcast or strict")) << badpol;
 }
+
+TEST(DeviceKinds, RegistryListsEveryKindCpuFirst) {
+  const auto kinds = device_kinds();
+  ASSERT_GE(kinds.size(), 3u);
+  EXPECT_EQ(kinds[0], DeviceKind::cpu);
+  EXPECT_EQ(kinds[0].name(), "cpu");
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    EXPECT_EQ(kinds[i].id(), i);
+    EXPECT_EQ(DeviceKind(kinds[i].name()), kinds[i]);  // names round-trip
+  }
+  EXPECT_THROW(DeviceKind("gpu"), DeviceError);
+  // Every listed device belongs to a registered kind, in registration order.
+  int last = -1;
+  for (const auto& d : devices()) {
+    EXPECT_GE(static_cast<int>(d.kind().id()), last) << d;
+    last = d.kind().id();
+  }
+  EXPECT_EQ(memory_space(kCPU), MemorySpace::host);
+  EXPECT_EQ(memory_space(Device("emu:0")), MemorySpace::host);
+  EXPECT_EQ(memory_space(Device("opencl:0")), MemorySpace::device);
+  try {
+    Device d("cuda:0");
+  } catch (const DeviceError& e) {
+    EXPECT_TRUE(contains(e.what(), "no 'cuda' backend")) << e.what();
+  }
+}

@@ -156,7 +156,7 @@ TEST_P(TensorTest, SynchronizeDrainsTheQueue) {
   synchronize(device());
   EXPECT_EQ(x.to_vector<float>().back(), 50.0f);
   EXPECT_EQ(x.to_vector<float>().front(), 50.0f);
-  EXPECT_THROW(synchronize(Device(DeviceKind::opencl, 99)), DeviceError);
+  EXPECT_THROW(synchronize(Device("opencl:99")), DeviceError);
 }
 
 CONCORD_INSTANTIATE_DEVICES(TensorTest);

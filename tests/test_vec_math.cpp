@@ -424,7 +424,7 @@ class VecOps : public test::DeviceTest {
  protected:
   void SetUp() override {
     test::DeviceTest::SetUp();
-    if (device().kind() == DeviceKind::opencl) GTEST_SKIP() << "tests the CPU kernels and host allocator (cpu, emu)";
+    if (memory_space(device()) != MemorySpace::host) GTEST_SKIP() << "tests the CPU kernels and host allocator (cpu, emu)";
   }
 };
 

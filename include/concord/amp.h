@@ -18,11 +18,12 @@
 // nn::Linear calls the linear op, so it follows the table. pow is in the
 // table, but its front end (src/ops/binary.cpp) does not call the hook yet.
 //
-// The lower dtype, unless the scope names one: bfloat16 on cpu and emu; on
-// OpenCL float16 when the device computes float16
-// (capabilities(d).can_compute(float16)), else bfloat16 (decided per device,
-// after its profile, when the op runs).
+// The lower dtype, unless the scope names one: float16 on a device that
+// computes float16 natively (capabilities(d).can_compute(float16), e.g. an
+// OpenCL device with cl_khr_fp16 or a Vulkan device with shaderFloat16), else
+// bfloat16 (cpu, emu). Decided per device, after its profile, when the op runs.
 //
+// A scope is for a device kind (autocast ac("opencl") or autocast ac(DeviceKind::cpu)).
 // Scopes are per thread and nest; leaving one restores what was active before.
 // A nested scope without a dtype keeps the enclosing scope's choice;
 // enabled = false switches autocast off for the kind inside the scope.

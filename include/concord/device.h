@@ -1,11 +1,14 @@
 // concord/device.h — devices, their capabilities, and profiles.
 //
-// A Device names where a tensor lives: "cpu", "emu:N" (an emulated
-// accelerator: its own memory, host kernels, default profile no-fp64) or
-// "opencl:N" (a real OpenCL device found through the ICD loader).
+// A Device names where a tensor lives: "cpu", or "<kind>:N" for a device of a
+// registered backend kind. The kinds compiled into a build are listed by
+// device_kinds(); today "emu" (an emulated accelerator: its own memory, host
+// kernels, default profile no-fp64), "opencl" (OpenCL devices through the ICD
+// loader) and "vulkan" (Vulkan devices through the loader, when built with it).
+// A kind with no device on this machine simply lists none.
 //
-// Capabilities are read from the device (OpenCL extension strings), then a
-// profile may restrict them — never extend them:
+// Capabilities are read from the device (OpenCL extension strings, Vulkan
+// features), then a profile may restrict them — never extend them:
 //   no-fp64      float64 can be neither stored nor computed
 //   no-fp16      float16/bfloat16 are storage only; arithmetic in float32
 //   no-op:NAME   the op NAME has no native kernel (it falls back to the CPU)
@@ -15,6 +18,7 @@
 //   for (auto& d : concord::devices()) std::cout << d << "\n";
 //   concord::Device e("emu:0");
 //   bool f64 = concord::capabilities(e).can_compute(concord::float64);  // false
+//   bool host = concord::memory_space(e) == concord::MemorySpace::host;  // true
 #pragma once
 
 #include <cstdint>
@@ -28,7 +32,34 @@
 
 namespace concord {
 
-enum class DeviceKind : uint8_t { cpu, emu, opencl };
+// A registered kind of device: an index into the backend registry, in
+// registration order. cpu is always the first kind. Constructed from a kind
+// name ("opencl"); an unknown name throws DeviceError listing the kinds of
+// this build.
+class DeviceKind {
+ public:
+  constexpr DeviceKind() = default;  // cpu
+  DeviceKind(std::string_view name);                             // NOLINT: implicit from "emu", "vulkan"
+  DeviceKind(const char* name) : DeviceKind(std::string_view(name)) {}  // NOLINT
+  static constexpr DeviceKind from_id(uint8_t id) { return DeviceKind(id, 0); }
+  uint8_t id() const { return id_; }
+  std::string_view name() const;
+  bool operator==(const DeviceKind&) const = default;
+  static const DeviceKind cpu;
+
+ private:
+  constexpr DeviceKind(uint8_t id, int) : id_(id) {}
+  uint8_t id_ = 0;
+};
+inline constexpr DeviceKind DeviceKind::cpu{};
+
+// Every kind compiled into this build, cpu first (whether or not it has devices here).
+std::vector<DeviceKind> device_kinds();
+
+// Where a device's tensors live. host: storage pointers are host pointers the
+// CPU can read and write (cpu, emu); device: memory reached only through the
+// backend's transfers (OpenCL, Vulkan).
+enum class MemorySpace : uint8_t { host, device };
 
 class Device {
  public:
@@ -70,9 +101,15 @@ struct Capabilities {
   bool has_kernel(OpId op, Dtype t) const { return native[static_cast<int>(op)].has(t); }
 };
 
-// Every available device: cpu, emu:0 (CONCORD_EMU_DEVICES=N for more), opencl:0..
+// Every available device, by kind in registration order: cpu, emu:0 (CONCORD_EMU_DEVICES=N
+// for more), opencl:0.., vulkan:0..
 std::vector<Device> devices();
 bool is_available(const Device& d);
+// What the backends have to say about devices they found but cannot use, or
+// why a kind has none ("vulkan: CONCORD_VULKAN=0 switched the backend off").
+std::vector<std::string> device_notes();
+// The memory space of the device's kind (throws DeviceError for an unknown kind).
+MemorySpace memory_space(const Device& d);
 // Capabilities after the device's profile is applied. Throws DeviceError for unknown devices.
 const Capabilities& capabilities(const Device& d);
 // Capabilities as read from the hardware, before any profile.

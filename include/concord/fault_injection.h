@@ -1,9 +1,9 @@
 // concord/fault_injection.h — make allocations, kernel builds and transfers
 // fail on purpose. FOR TESTS ONLY.
 //
-// Every device allocation (host memory of cpu and emu tensors, OpenCL buffers),
-// every OpenCL program build and every host<->OpenCL transfer passes a check
-// here. When a fault is armed, the chosen call fails through the same code path
+// Every device allocation (host memory of cpu and emu tensors, OpenCL and
+// Vulkan buffers), every kernel build (OpenCL program, Vulkan pipeline) and
+// every host<->device transfer passes a check here. When a fault is armed, the chosen call fails through the same code path
 // as a real failure:
 //   allocation  OutOfMemoryError "[alloc] out of memory allocating N bytes on emu:0 ..."
 //               (OpenCL: "[opencl] out of memory allocating N bytes on opencl:0 ...")
@@ -13,7 +13,7 @@
 // Transfers between host devices (cpu <-> emu) are plain memcpy and cannot fail.
 //
 //   concord::testing::FaultInjection guard;                 // clears every fault at scope exit
-//   concord::testing::fail_allocation_after(2, concord::testing::AllocKind::emu);
+//   concord::testing::fail_allocation_after(2, "emu");
 //   EXPECT_THROW(concord::add(a, b), concord::OutOfMemoryError);  // its 2nd emu allocation failed
 //
 // Thread safety: all state is atomic; faults are process-wide (an armed fault
@@ -23,20 +23,20 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 namespace concord::testing {
 
-// Which allocations count towards fail_allocation_after.
-enum class AllocKind : uint8_t { any, host, emu, opencl };  // host = the cpu device
-
-// From now on, the k-th allocation (k >= 1) of `kind` fails once; earlier and
-// later ones succeed. Replaces any armed allocation fault. k <= 0 disarms it.
-void fail_allocation_after(int64_t k, AllocKind kind = AllocKind::any);
-// The next OpenCL program build from source fails (the disk cache is bypassed
-// for that build; a program already in the memory cache is not rebuilt, and
-// the fault stays pending until a build happens).
+// From now on, the k-th allocation (k >= 1) on a device of `kind` fails once;
+// earlier and later ones succeed. kind is a device kind name ("cpu" for host
+// tensors, "emu", "opencl", "vulkan"), or "" for any. Replaces any armed
+// allocation fault. k <= 0 disarms it. An unknown kind throws DeviceError.
+void fail_allocation_after(int64_t k, std::string_view kind = "");
+// The next kernel build from source fails: an OpenCL program or a Vulkan
+// pipeline (the disk cache is bypassed for that build; one already in the
+// memory cache is not rebuilt, and the fault stays pending until a build happens).
 void fail_next_kernel_build();
-// The next host<->OpenCL read or write fails.
+// The next host<->device read or write fails (OpenCL, Vulkan).
 void fail_next_transfer();
 // Disarms every fault (counters are kept).
 void clear_faults();
@@ -68,13 +68,14 @@ namespace concord::detail::fault {
 inline constexpr uint32_t kAlloc = 1, kBuild = 2, kTransfer = 4;
 extern std::atomic<uint32_t> g_armed;
 
-bool alloc_slow(testing::AllocKind kind);
+bool alloc_slow(uint8_t kind_id);
 bool build_slow();
 bool transfer_slow();
 
 // True if this allocation / build / transfer must fail (and counts it).
-inline bool should_fail_alloc(testing::AllocKind kind) {
-  return (g_armed.load(std::memory_order_relaxed) & kAlloc) && alloc_slow(kind);
+// kind_id: DeviceKind::id() of the allocating device.
+inline bool should_fail_alloc(uint8_t kind_id) {
+  return (g_armed.load(std::memory_order_relaxed) & kAlloc) && alloc_slow(kind_id);
 }
 inline bool should_fail_build() { return (g_armed.load(std::memory_order_relaxed) & kBuild) && build_slow(); }
 inline bool should_fail_transfer() {

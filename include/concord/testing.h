@@ -155,6 +155,18 @@ ModelCheck check_matmul(const Tensor& actual, const Tensor& a, const Tensor& b, 
 ModelCheck check_solve(const Tensor& x, const Tensor& a, const Tensor& b, double c = 1.0,
                        const ModelOptions& options = {});
 
+// A device under a profile: one configuration a test suite or `concord parity` runs on.
+struct DeviceConfig {
+  std::string label;                   // "cpu", "emu:0", "emu:0=none", "vulkan:0=no-fp64"
+  Device device;
+  std::optional<std::string> profile;  // nullopt: the device keeps its own profile
+};
+// Every device with its own profile, plus for each kind its first device
+// under the contrasting profile: "=none" where the kind starts restricted
+// (emu:0=none), "=no-fp64" where the device stores float64 (opencl:0=no-fp64,
+// vulkan:0=no-fp64): the path a float64-less GPU takes, on real hardware.
+std::vector<DeviceConfig> device_configs();
+
 }  // namespace concord::testing
 
 #endif  // CONCORD_TESTING_H_

@@ -5,6 +5,7 @@
 
 #include "concord/error.h"
 #include "core/dispatch.h"
+#include "core/registry.h"
 
 namespace concord {
 
@@ -38,17 +39,17 @@ AutocastPolicy autocast_policy(OpId op) {
 
 namespace {
 
-constexpr int kKinds = 3;  // DeviceKind: cpu, emu, opencl
+constexpr int kKinds = detail::kMaxDeviceKinds;
 
 // Per thread: which kinds have an enabled scope, and the dtype each asked for.
 struct State {
-  bool enabled[kKinds] = {false, false, false};
+  bool enabled[kKinds] = {};
   std::optional<Dtype> dtype[kKinds];
   int active = 0;  // number of kinds enabled: the hook's fast path
 };
 thread_local State t_state;
 
-int slot(DeviceKind k) { return static_cast<int>(k); }
+int slot(DeviceKind k) { return k.id(); }
 
 void set(DeviceKind k, bool on, std::optional<Dtype> dtype) {
   State& s = t_state;
@@ -91,9 +92,10 @@ autocast::~autocast() { set(kind_, saved_enabled_, saved_dtype_); }
 
 bool is_autocast_enabled(DeviceKind kind) { return t_state.enabled[slot(kind)]; }
 
+// float16 where the device computes it natively (its arithmetic units are
+// what autocast is for), else bfloat16 (float32's range, stored in half the bytes).
 Dtype default_autocast_dtype(const Device& d) {
-  if (d.kind() == DeviceKind::opencl && capabilities(d).can_compute(float16)) return float16;
-  return bfloat16;
+  return capabilities(d).can_compute(float16) ? float16 : bfloat16;
 }
 
 std::optional<Dtype> autocast_lower_dtype(const Device& d) {

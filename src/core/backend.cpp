@@ -5,15 +5,15 @@
 namespace concord::detail {
 
 namespace {
-[[noreturn]] void missing(const char* op, DeviceKind k) {
-  throw NotImplementedError(std::string("[") + op + "] the " + (k == DeviceKind::opencl ? "opencl" : "host") +
+[[noreturn]] void missing(const char* op, std::string_view backend) {
+  throw NotImplementedError(std::string("[") + op + "] the " + std::string(backend) +
                             " backend claims this op but has no kernel for it; run it on cpu");
 }
 }  // namespace
 
-void Backend::lu_factor(const Tensor&, const Tensor&, const Tensor&) { missing("lu_factor", kind()); }
-void Backend::lu_solve(const Tensor&, const Tensor&, const Tensor&) { missing("lu_solve", kind()); }
-void Backend::cholesky(const Tensor&, const Tensor&) { missing("cholesky", kind()); }
-void Backend::solve_triangular(const Tensor&, const Tensor&, bool, bool, bool) { missing("solve_triangular", kind()); }
+void Backend::lu_factor(const Tensor&, const Tensor&, const Tensor&) { missing("lu_factor", kind_name()); }
+void Backend::lu_solve(const Tensor&, const Tensor&, const Tensor&) { missing("lu_solve", kind_name()); }
+void Backend::cholesky(const Tensor&, const Tensor&) { missing("cholesky", kind_name()); }
+void Backend::solve_triangular(const Tensor&, const Tensor&, bool, bool, bool) { missing("solve_triangular", kind_name()); }
 
 }  // namespace concord::detail

@@ -1,4 +1,5 @@
-// Backend interface: one implementation per device kind (cpu, emu, opencl).
+// Backend interface: one implementation per device kind (registered in
+// src/backend/registry.cpp; see core/registry.h).
 //
 // Front ends (src/ops/) validate arguments, decide dtypes and shapes, ask the
 // dispatcher for a Plan, allocate outputs on the plan's execution device and
@@ -26,7 +27,8 @@ struct ReduceArgs {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual DeviceKind kind() const = 0;
+  // The device kind it serves ("cpu", "opencl", ...), for messages.
+  virtual std::string_view kind_name() const = 0;
 
   // ---- memory ----
   // Throws OutOfMemoryError naming nbytes and the device.
@@ -108,17 +110,12 @@ class Backend {
 Backend& backend_for(const Device& d);
 Backend& cpu_backend();
 
-// Raw capabilities the backend claims for a device, before profiles.
-Capabilities backend_capabilities(const Device& d);
-
 }  // namespace concord::detail
 
 namespace concord::detail {
 // Dtypes for which an op is defined at all (the CPU reference's kernels).
 // An op asked for a dtype outside this set is a DtypeError on every device.
 DtypeSet op_dtypes(OpId op);
-// Number of OpenCL devices found (0 without a platform); never throws.
-size_t opencl_device_count();
 // Every backend reports its allocations here (for memory_stats()).
 void note_alloc(const Device& d, size_t nbytes);
 void note_free(const Device& d, size_t nbytes);

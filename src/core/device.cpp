@@ -1,59 +1,84 @@
-// Device strings, the device registry, capabilities and profiles.
+// Device kinds and device strings, and profile strings.
 #include "concord/device.h"
 
-#include <atomic>
-#include <cstdlib>
-#include <deque>
-#include <mutex>
 #include <ostream>
 
 #include "concord/error.h"
-#include "core/backend.h"
+#include "core/registry.h"
 
 namespace concord {
 
 namespace {
 
-std::string valid_devices_hint() {
+std::string kind_list() {
   std::string s;
-  for (const auto& d : devices()) s += (s.empty() ? "" : ", ") + d.str();
+  for (const auto* b : detail::backend_defs()) s += (s.empty() ? "" : ", ") + std::string(b->name);
   return s;
 }
 
-int parse_index(std::string_view digits, std::string_view whole) {
-  if (digits.empty() || digits.size() > 6) throw DeviceError("");
+// The registered kind called `name`, or -1.
+int find_kind(std::string_view name) {
+  const auto& defs = detail::backend_defs();
+  for (size_t i = 0; i < defs.size(); ++i)
+    if (name == defs[i]->name) return static_cast<int>(i);
+  return -1;
+}
+
+bool parse_index(std::string_view digits, int* out) {
+  if (digits.empty() || digits.size() > 6) return false;
   int v = 0;
   for (char c : digits) {
-    if (c < '0' || c > '9') throw DeviceError("");
+    if (c < '0' || c > '9') return false;
     v = v * 10 + (c - '0');
   }
-  (void)whole;
-  return v;
+  *out = v;
+  return true;
+}
+
+std::string device_forms() {
+  std::string s;
+  for (const auto* b : detail::backend_defs())
+    s += (s.empty() ? "" : ", ") + (std::string_view(b->name) == "cpu" ? std::string("cpu") : std::string(b->name) + ":N");
+  return s;
 }
 
 }  // namespace
 
+DeviceKind::DeviceKind(std::string_view name) {
+  const int k = find_kind(name);
+  if (k < 0)
+    throw DeviceError("[device] '" + std::string(name) + "' is not a device kind of this build; the kinds are " +
+                      kind_list());
+  id_ = static_cast<uint8_t>(k);
+}
+
+std::string_view DeviceKind::name() const { return detail::backend_def(*this).name; }
+
+std::vector<DeviceKind> device_kinds() {
+  std::vector<DeviceKind> out;
+  for (size_t i = 0; i < detail::backend_defs().size(); ++i) out.push_back(DeviceKind::from_id(static_cast<uint8_t>(i)));
+  return out;
+}
+
 Device::Device(std::string_view s) {
-  auto bad = [&] {
-    return DeviceError("[device] '" + std::string(s) +
-                       "' is not a device string; write cpu, emu:N or opencl:N (e.g. emu:0)");
-  };
-  if (s == "cpu" || s == "cpu:0") { kind_ = DeviceKind::cpu; index_ = 0; return; }
+  if (s == "cpu" || s == "cpu:0") return;
   const size_t colon = s.find(':');
-  std::string_view kind = s.substr(0, colon);
-  std::string_view idx = colon == std::string_view::npos ? std::string_view("0") : s.substr(colon + 1);
-  if (kind == "emu") kind_ = DeviceKind::emu;
-  else if (kind == "opencl") kind_ = DeviceKind::opencl;
-  else throw bad();
-  try { index_ = parse_index(idx, s); } catch (const DeviceError&) { throw bad(); }
+  const std::string_view kind = s.substr(0, colon);
+  const std::string_view idx = colon == std::string_view::npos ? std::string_view("0") : s.substr(colon + 1);
+  const int k = find_kind(kind);
+  if (k < 0 || !parse_index(idx, &index_) || (k == 0 && index_ != 0)) {
+    const bool known_form = !kind.empty() && colon != std::string_view::npos && parse_index(idx, &index_);
+    index_ = 0;
+    throw DeviceError("[device] '" + std::string(s) + "' is not a device string" +
+                      (known_form ? " of this build (no '" + std::string(kind) + "' backend)" : "") + "; write " +
+                      device_forms() + " (e.g. emu:0)");
+  }
+  kind_ = DeviceKind::from_id(static_cast<uint8_t>(k));
 }
 
 std::string Device::str() const {
-  switch (kind_) {
-    case DeviceKind::cpu: return "cpu";
-    case DeviceKind::emu: return "emu:" + std::to_string(index_);
-    default: return "opencl:" + std::to_string(index_);
-  }
+  if (is_cpu()) return "cpu";
+  return std::string(kind_.name()) + ":" + std::to_string(index_);
 }
 
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
@@ -95,150 +120,5 @@ Profile parse_profile(std::string_view s) {
   }
   return p;
 }
-
-namespace {
-
-// A profile and the capabilities it leaves.
-struct Snapshot {
-  Profile profile;
-  Capabilities caps;
-};
-
-// effective points at an immutable snapshot that is never freed: a reference
-// from capabilities() stays valid while set_profile publishes another one
-// (readers see the old or the new one, never a half-written one).
-struct Entry {
-  explicit Entry(const Device& d) : device(d), raw(detail::backend_capabilities(d)) {}
-  Device device;
-  Capabilities raw;
-  std::atomic<const Snapshot*> effective{nullptr};
-  std::deque<Snapshot> kept;  // one per distinct profile set so far (deque: stable addresses)
-};
-
-bool same(const Profile& a, const Profile& b) {
-  return a.no_fp64 == b.no_fp64 && a.no_fp16 == b.no_fp16 && a.no_ops == b.no_ops;
-}
-
-Capabilities apply(const Capabilities& raw, const Profile& p) {
-  Capabilities c = raw;
-  if (p.no_fp64) {
-    c.storable.remove(float64);
-    c.computable.remove(float64);
-    for (auto& n : c.native) n.remove(float64);
-  }
-  if (p.no_fp16) {
-    c.computable.remove(float16);
-    c.computable.remove(bfloat16);
-  }
-  for (const auto& name : p.no_ops) {
-    OpId op;
-    if (parse_op(name, &op)) c.native[static_cast<int>(op)] = DtypeSet{};
-  }
-  return c;
-}
-
-class Registry {
- public:
-  static Registry& get() {
-    static Registry r;
-    return r;
-  }
-  std::vector<Device> list() const {
-    std::vector<Device> out;
-    for (const auto& e : entries_) out.push_back(e.device);
-    return out;
-  }
-  Entry* find(const Device& d) {
-    for (auto& e : entries_)
-      if (e.device == d) return &e;
-    return nullptr;
-  }
-  Entry& at(const Device& d) {
-    if (Entry* e = find(d)) return *e;
-    throw DeviceError("[device] " + d.str() + " is not available; available devices: " + valid_devices_hint() +
-                      (d.kind() == DeviceKind::emu ? " (set CONCORD_EMU_DEVICES=N for more emu devices)" : ""));
-  }
-  // Publishes the snapshot of profile p for e, reusing the one kept for an
-  // equal profile: a ProfileGuard in a loop flips between a few snapshots
-  // instead of growing memory.
-  void set(Entry& e, const Profile& p) {
-    std::lock_guard lock(mu_);
-    const Snapshot* snap = nullptr;
-    for (const Snapshot& k : e.kept)
-      if (same(k.profile, p)) snap = &k;
-    if (!snap) snap = &e.kept.emplace_back(Snapshot{p, apply(e.raw, p)});
-    e.effective.store(snap, std::memory_order_release);
-  }
-
- private:
-  Registry() {
-    add(kCPU, Profile{});
-    int emus = 1;
-    if (const char* e = std::getenv("CONCORD_EMU_DEVICES")) {
-      char* end = nullptr;
-      long v = std::strtol(e, &end, 10);
-      if (end == e || *end != '\0' || v < 0 || v > 64)
-        throw ValueError("[device] CONCORD_EMU_DEVICES='" + std::string(e) + "' is not a count in 0..64");
-      emus = static_cast<int>(v);
-    }
-    Profile emu_default;
-    emu_default.no_fp64 = true;  // the emulated accelerator has no float64, like many GPUs
-    for (int i = 0; i < emus; ++i) add(Device(DeviceKind::emu, i), emu_default);
-    const size_t ocl = detail::opencl_device_count();
-    for (size_t i = 0; i < ocl; ++i) add(Device(DeviceKind::opencl, static_cast<int>(i)), Profile{});
-    if (const char* env = std::getenv("CONCORD_DEVICE_PROFILE")) apply_env(env);
-  }
-  void add(const Device& d, const Profile& p) { set(entries_.emplace_back(d), p); }
-  // "emu:0=no-fp64,no-op:solve;opencl:0=no-fp64"
-  void apply_env(std::string_view s) {
-    size_t pos = 0;
-    while (pos < s.size()) {
-      size_t semi = s.find(';', pos);
-      if (semi == std::string_view::npos) semi = s.size();
-      std::string_view item = s.substr(pos, semi - pos);
-      pos = semi + 1;
-      if (item.empty()) continue;
-      const size_t eq = item.find('=');
-      if (eq == std::string_view::npos)
-        throw ValueError("[profile] CONCORD_DEVICE_PROFILE item '" + std::string(item) +
-                         "' has no '='; write DEVICE=ITEMS, e.g. emu:0=no-fp64,no-op:solve;opencl:0=no-fp64");
-      Device d(item.substr(0, eq));
-      if (d.is_cpu())
-        throw ValueError("[profile] CONCORD_DEVICE_PROFILE cannot restrict cpu: it is the reference and the fallback target");
-      Entry* e = find(d);
-      if (!e) continue;  // a profile for a device this machine lacks is harmless
-      set(*e, parse_profile(item.substr(eq + 1)));
-    }
-  }
-  std::deque<Entry> entries_;  // fixed after construction; deques keep references stable
-  std::mutex mu_;              // guards the kept snapshots
-};
-
-}  // namespace
-
-std::vector<Device> devices() { return Registry::get().list(); }
-bool is_available(const Device& d) { return Registry::get().find(d) != nullptr; }
-
-const Capabilities& capabilities(const Device& d) {
-  return Registry::get().at(d).effective.load(std::memory_order_acquire)->caps;
-}
-const Capabilities& raw_capabilities(const Device& d) { return Registry::get().at(d).raw; }
-const Profile& profile(const Device& d) {
-  return Registry::get().at(d).effective.load(std::memory_order_acquire)->profile;
-}
-
-void set_profile(const Device& d, const Profile& p) {
-  if (d.is_cpu())
-    throw DeviceError("[profile] cpu cannot take a profile: it is the reference and the fallback target; "
-                      "profile an emu or opencl device instead");
-  auto& r = Registry::get();
-  r.set(r.at(d), p);
-}
-void set_profile(const Device& d, std::string_view p) { set_profile(d, parse_profile(p)); }
-
-ProfileGuard::ProfileGuard(const Device& d, std::string_view p) : device_(d), saved_(profile(d)) {
-  set_profile(d, p);
-}
-ProfileGuard::~ProfileGuard() { set_profile(device_, saved_); }
 
 }  // namespace concord

@@ -2,20 +2,22 @@
 // only read g_armed; everything else happens once a fault is armed.
 #include "concord/fault_injection.h"
 
+#include "concord/device.h"
+
 namespace concord::detail::fault {
 
 std::atomic<uint32_t> g_armed{0};
 
 namespace {
 std::atomic<int64_t> g_alloc_left{0};  // allocations until the failing one (1 = the next)
-std::atomic<uint8_t> g_alloc_kind{0};
+std::atomic<int> g_alloc_kind{-1};  // DeviceKind id, -1 for any
 std::atomic<bool> g_build_pending{false}, g_transfer_pending{false};
 std::atomic<uint64_t> g_allocations{0}, g_allocations_failed{0}, g_builds_failed{0}, g_transfers_failed{0};
 }  // namespace
 
-bool alloc_slow(testing::AllocKind kind) {
-  const auto want = static_cast<testing::AllocKind>(g_alloc_kind.load());
-  if (want != testing::AllocKind::any && want != kind) return false;
+bool alloc_slow(uint8_t kind_id) {
+  const int want = g_alloc_kind.load();
+  if (want >= 0 && want != kind_id) return false;
   g_allocations.fetch_add(1);
   // Exactly one caller sees the count reach zero, even when threads race.
   if (g_alloc_left.fetch_sub(1) != 1) return false;
@@ -44,10 +46,10 @@ namespace concord::testing {
 
 using namespace concord::detail::fault;
 
-void fail_allocation_after(int64_t k, AllocKind kind) {
+void fail_allocation_after(int64_t k, std::string_view kind) {
   g_armed.fetch_and(~kAlloc);
   if (k <= 0) return;
-  g_alloc_kind.store(static_cast<uint8_t>(kind));
+  g_alloc_kind.store(kind.empty() ? -1 : DeviceKind(kind).id());
   g_alloc_left.store(k);
   g_allocations.store(0);
   g_armed.fetch_or(kAlloc);

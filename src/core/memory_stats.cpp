@@ -1,8 +1,9 @@
 // Per-device memory accounting: every backend reports allocations and frees.
-#include <array>
 #include <atomic>
+#include <memory>
 
 #include "core/backend.h"
+#include "core/registry.h"
 
 namespace concord {
 
@@ -10,14 +11,13 @@ namespace {
 struct Counters {
   std::atomic<uint64_t> live{0}, peak{0}, allocations{0};
 };
-constexpr int kSlots = 64;
-// Slot per device: cpu 0, emu:N 1+N (N < 31), opencl:N 32+N (N < 32).
+// One slot per device ordinal, sized from the registry on first use; leaked
+// so that storages released during static destruction can still count.
 Counters& slot(const Device& d) {
-  static std::array<Counters, kSlots> all;
-  int i = 0;
-  if (d.kind() == DeviceKind::emu) i = 1 + (d.index() % 31);
-  else if (d.kind() == DeviceKind::opencl) i = 32 + (d.index() % 32);
-  return all[i];
+  static Counters* all = new Counters[static_cast<size_t>(detail::device_total())];
+  static Counters stray;  // a device outside the registry (never in practice)
+  const int i = detail::device_ordinal(d);
+  return i < 0 ? stray : all[i];
 }
 }  // namespace
 
@@ -34,11 +34,13 @@ void note_free(const Device& d, size_t nbytes) { slot(d).live.fetch_sub(nbytes, 
 }  // namespace detail
 
 MemoryStats memory_stats(const Device& d) {
+  if (!is_available(d)) capabilities(d);  // the "not available" DeviceError
   Counters& c = slot(d);
   return {c.live.load(), c.peak.load(), c.allocations.load()};
 }
 
 void reset_peak_memory(const Device& d) {
+  if (!is_available(d)) capabilities(d);
   Counters& c = slot(d);
   c.peak.store(c.live.load());
 }

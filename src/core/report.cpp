@@ -7,10 +7,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <sstream>
 #include <tuple>
+
+#include "core/registry.h"
 
 namespace concord {
 
@@ -28,43 +31,28 @@ namespace detail {
 namespace {
 // Every op records itself, so counting must be cheap and must not serialise
 // threads: each (device, op, dtype, path) has its own atomic counter in a
-// table per device, allocated on the device's first record. Devices beyond
-// the table (emu:16+, opencl:16+) go to a map under the mutex.
+// table per device (by its registry ordinal), allocated on the device's first
+// record.
 constexpr int kPaths = static_cast<int>(Path::autocast) + 1;
-constexpr int kPerKind = 16;
-constexpr int kSlots = 1 + 2 * kPerKind;  // cpu, emu:0..15, opencl:0..15
 constexpr size_t kCells = static_cast<size_t>(kNumOps) * kNumDtypes * kPaths;
 struct Table {
   std::atomic<uint64_t> n[kCells];
 };
-int slot_of(const Device& d) {
-  if (d.kind() == DeviceKind::cpu) return 0;
-  if (d.index() < 0 || d.index() >= kPerKind) return -1;
-  return (d.kind() == DeviceKind::emu ? 1 : 1 + kPerKind) + d.index();
-}
-Device device_of(int slot) {
-  if (slot == 0) return kCPU;
-  return slot <= kPerKind ? Device(DeviceKind::emu, slot - 1) : Device(DeviceKind::opencl, slot - 1 - kPerKind);
-}
 size_t cell(OpId op, Dtype t, Path p) {
   return (static_cast<size_t>(op) * kNumDtypes + static_cast<size_t>(t)) * kPaths + static_cast<size_t>(p);
 }
 
-struct Key {
-  uint16_t op; uint8_t kind; int16_t index; uint8_t dtype; uint8_t path;
-  auto tie() const { return std::tie(op, kind, index, dtype, path); }
-  bool operator<(const Key& o) const { return tie() < o.tie(); }
-};
 struct State {
-  std::atomic<Table*> tables[kSlots] = {};
-  std::mutex mu;                     // guards everything below
-  std::map<Key, uint64_t> overflow;  // devices without a table slot
+  explicit State(int devices) : slots(static_cast<size_t>(devices)), tables(new std::atomic<Table*>[slots]()) {}
+  size_t slots;
+  std::unique_ptr<std::atomic<Table*>[]> tables;
+  std::mutex mu;  // guards everything below
   std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> transfers;
   std::vector<std::string> warnings;
 };
 State& state() {
   static State* s = [] {
-    auto* st = new State;  // leaked on purpose: ops may run in static destructors
+    auto* st = new State(device_total());  // leaked on purpose: ops may run in static destructors
     if (const char* e = std::getenv("CONCORD_REPORT"); e && std::string_view(e) == "1")
       std::atexit([] { std::cerr << concord::report(); });
     return st;
@@ -83,15 +71,9 @@ Table& table(State& s, int slot) {
 
 void record(OpId op, const Device& d, Dtype t, Path path) {
   auto& s = state();
-  const int slot = slot_of(d);
-  if (slot >= 0) {
-    table(s, slot).n[cell(op, t, path)].fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  Key k{static_cast<uint16_t>(op), static_cast<uint8_t>(d.kind()), static_cast<int16_t>(d.index()),
-        static_cast<uint8_t>(t), static_cast<uint8_t>(path)};
-  std::lock_guard lock(s.mu);
-  ++s.overflow[k];
+  const int slot = device_ordinal(d);
+  if (slot < 0) return;  // not a device of this process: nothing ran there
+  table(s, slot).n[cell(op, t, path)].fetch_add(1, std::memory_order_relaxed);
 }
 
 void record_transfer(const Device& from, const Device& to, uint64_t bytes) {
@@ -112,10 +94,10 @@ void add_report_warning(const std::string& m) {
 Report report() {
   auto& s = detail::state();
   Report r;
-  for (int slot = 0; slot < detail::kSlots; ++slot) {
+  for (size_t slot = 0; slot < s.slots; ++slot) {
     const detail::Table* t = s.tables[slot].load(std::memory_order_acquire);
     if (!t) continue;
-    const std::string dev = detail::device_of(slot).str();
+    const std::string dev = detail::device_at(static_cast<int>(slot)).str();
     for (size_t c = 0; c < detail::kCells; ++c) {
       const uint64_t n = t->n[c].load(std::memory_order_relaxed);
       if (n == 0) continue;
@@ -126,10 +108,6 @@ Report report() {
     }
   }
   std::lock_guard lock(s.mu);
-  for (const auto& [k, n] : s.overflow)
-    r.entries.push_back({std::string(op_name(static_cast<OpId>(k.op))),
-                         Device(static_cast<DeviceKind>(k.kind), k.index).str(), static_cast<Dtype>(k.dtype),
-                         static_cast<Path>(k.path), n});
   std::sort(r.entries.begin(), r.entries.end(), [](const auto& a, const auto& b) {
     return std::tie(a.op, a.device, a.dtype, a.path) < std::tie(b.op, b.device, b.dtype, b.path);
   });
@@ -142,11 +120,10 @@ Report report() {
 // zeroed atomically, the table as a whole is not).
 void reset_report() {
   auto& s = detail::state();
-  for (auto& slot : s.tables)
-    if (detail::Table* t = slot.load(std::memory_order_acquire))
+  for (size_t i = 0; i < s.slots; ++i)
+    if (detail::Table* t = s.tables[i].load(std::memory_order_acquire))
       for (auto& n : t->n) n.store(0, std::memory_order_relaxed);
   std::lock_guard lock(s.mu);
-  s.overflow.clear();
   s.transfers.clear();
   s.warnings.clear();
 }

@@ -60,8 +60,8 @@ void transfer(const Tensor& src, const Tensor& dst) {
   const size_t doff = static_cast<size_t>(dst.offset()) * itemsize(dst.dtype());
   auto& sb = detail::backend_for(src.device());
   auto& db = detail::backend_for(dst.device());
-  const bool src_host = src.device().kind() != DeviceKind::opencl;
-  const bool dst_host = dst.device().kind() != DeviceKind::opencl;
+  const bool src_host = memory_space(src.device()) == MemorySpace::host;
+  const bool dst_host = memory_space(dst.device()) == MemorySpace::host;
   if (src_host && dst_host) {
     std::memcpy(dst.raw_data(), src.raw_data(), n);
   } else if (src_host) {

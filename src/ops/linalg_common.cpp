@@ -55,7 +55,7 @@ Shape broadcast_batch(const char* op, const Shape& ba, const Tensor& a, const Sh
 
 Dtype kernel_dtype(const Plan& p) { return p.compute == float64 ? float64 : float32; }
 
-Device host_exec(const Plan& p) { return p.exec.kind() == DeviceKind::opencl ? kCPU : p.exec; }
+Device host_exec(const Plan& p) { return memory_space(p.exec) == MemorySpace::host ? p.exec : kCPU; }
 
 namespace {
 Tensor move_to(const Plan& p, const Tensor& t, const Device& where, bool cast_first) {

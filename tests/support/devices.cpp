@@ -3,20 +3,13 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "concord/testing.h"
+
 namespace concord::test {
 
 std::vector<DeviceConfig> test_devices() {
   std::vector<DeviceConfig> all;
-  all.push_back({"cpu", kCPU, std::nullopt});
-  all.push_back({"emu:0", Device("emu:0"), std::nullopt});
-  all.push_back({"emu:0=none", Device("emu:0"), std::string("none")});
-  bool first_ocl = true;
-  for (const auto& d : devices()) {
-    if (d.kind() != DeviceKind::opencl) continue;
-    all.push_back({d.str(), d, std::nullopt});
-    if (first_ocl) all.push_back({d.str() + "=no-fp64", d, std::string("no-fp64")});
-    first_ocl = false;
-  }
+  for (auto& c : testing::device_configs()) all.push_back({c.label, c.device, c.profile});
   const char* only = std::getenv("CONCORD_TEST_DEVICES");
   if (!only || !*only) return all;
   std::vector<DeviceConfig> out;

@@ -20,7 +20,8 @@ struct DeviceConfig {
   std::optional<std::string> profile;
 };
 
-// cpu, emu:0 (default profile), emu:0=none, every opencl:N, opencl:0=no-fp64.
+// concord::testing::device_configs(): cpu, emu:0 (default profile), emu:0=none,
+// every opencl:N and vulkan:N, opencl:0=no-fp64, vulkan:0=no-fp64.
 // CONCORD_TEST_DEVICES="cpu,emu:0" restricts the list (labels, comma separated).
 std::vector<DeviceConfig> test_devices();
 

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "concord/concord.h"
 #include "concord/testing.h"
+#include "concord/testing.h"
 #include "parity_cases.h"
 #include "parity_judge.h"
 
@@ -37,13 +38,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 std::vector<Config> configs(const ParityOptions& o) {
   std::vector<Config> all;
-  for (const auto& d : devices()) all.push_back({d.str(), d, std::nullopt});
-  bool first = true;
-  for (const auto& d : devices())
-    if (d.kind() == DeviceKind::opencl && first) {
-      all.push_back({d.str() + "=no-fp64", d, std::string("no-fp64")});
-      first = false;
-    }
+  for (auto& c : testing::device_configs()) all.push_back({c.label, c.device, c.profile});
   for (const auto& p : o.profiles) {  // "emu:0=no-fp64,no-op:solve"
     const size_t eq = p.find('=');
     if (eq == std::string::npos)

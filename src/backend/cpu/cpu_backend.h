@@ -8,7 +8,7 @@ namespace concord::detail::cpu {
 
 class CpuBackend : public Backend {
  public:
-  DeviceKind kind() const override { return DeviceKind::cpu; }
+  std::string_view kind_name() const override { return "cpu"; }
   std::shared_ptr<Storage> allocate(size_t nbytes, const Device& d) override;
   void write(Storage& dst, size_t off, const void* src, size_t n) override;
   void read(const Storage& src, size_t off, void* dst, size_t n) override;
@@ -33,6 +33,10 @@ class CpuBackend : public Backend {
   void cholesky(const Tensor& a, const Tensor& info) override;                           // linalg.cpp
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;  // linalg.cpp
 };
+
+// What the host kernels claim: every op for every dtype it is defined for,
+// float16/bfloat16 computed in float32 (widened). Shared by cpu and emu.
+Capabilities host_capabilities(const char* description);
 
 // Host allocation shared by cpu and emu (64-byte aligned). Throws OutOfMemoryError.
 void* host_alloc(size_t nbytes, const Device& d);

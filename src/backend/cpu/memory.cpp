@@ -251,7 +251,7 @@ inline int small_class(size_t nbytes) {  // 64 << class >= nbytes
 
 void* host_alloc(size_t nbytes, const Device& d) {
   // Test hook (one relaxed load when off): an injected failure takes the real out-of-memory path.
-  if (fault::should_fail_alloc(d.kind() == DeviceKind::emu ? testing::AllocKind::emu : testing::AllocKind::host))
+  if (fault::should_fail_alloc(d.kind().id()))
     out_of_memory(nbytes, d);
   if (nbytes >= kLargeBlock) return large_alloc(nbytes, d);
   size_t rounded;

@@ -3,9 +3,9 @@
 
 #include <deque>
 
-namespace concord::detail {
+#include "core/registry.h"
 
-size_t opencl_device_count() { return ocl::device_count(); }
+namespace concord::detail {
 
 namespace ocl {
 
@@ -44,7 +44,8 @@ Backend& backend(int index) {
   return backends[static_cast<size_t>(index)];
 }
 
-OpenClBackend::OpenClBackend(int index) : index_(index), ctx_(context(static_cast<size_t>(index))) {}
+OpenClBackend::OpenClBackend(int index)
+    : index_(index), device_(DeviceKind("opencl"), index), ctx_(context(static_cast<size_t>(index))) {}
 
 std::shared_ptr<Storage> OpenClBackend::allocate(size_t nbytes, const Device& d) {
   auto st = std::make_shared<Storage>();
@@ -93,4 +94,16 @@ cl_kernel OpenClBackend::kernel(const std::string& file, const char* name, const
 }
 
 }  // namespace ocl
+
+const BackendDef& opencl_backend_def() {
+  static const BackendDef def{
+      .name = "opencl",
+      .memory = MemorySpace::device,
+      .count = ocl::device_count,
+      .backend = ocl::backend,
+      .capabilities = ocl::capabilities,
+  };
+  return def;
+}
+
 }  // namespace concord::detail

@@ -32,9 +32,9 @@ struct Geom {
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(int index);
-  DeviceKind kind() const override { return DeviceKind::opencl; }
+  std::string_view kind_name() const override { return "opencl"; }
   Context& ctx() const { return ctx_; }
-  Device device() const { return Device(DeviceKind::opencl, index_); }
+  const Device& device() const { return device_; }
 
   std::shared_ptr<Storage> allocate(size_t nbytes, const Device& d) override;
   void write(Storage& dst, size_t off, const void* src, size_t n) override;
@@ -73,6 +73,7 @@ class OpenClBackend final : public Backend {
 
  private:
   int index_;
+  Device device_;
   Context& ctx_;
   std::mutex mu_;
   std::map<std::string, cl_program> programs_;  // (file, options) -> program: no re-hashing per launch

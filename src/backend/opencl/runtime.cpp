@@ -6,10 +6,18 @@
 #include <sstream>
 #include <utility>
 
+#include "concord/device.h"
 #include "concord/error.h"
 #include "concord/fault_injection.h"
 
 namespace concord::detail::ocl {
+
+namespace {
+uint8_t opencl_kind_id() {
+  static const uint8_t id = DeviceKind("opencl").id();
+  return id;
+}
+}  // namespace
 
 // ---------------------------------------------------------------- errors --
 
@@ -314,7 +322,7 @@ void Context::throw_oom(size_t nbytes, const std::string& why) const {
 
 cl_mem Context::alloc(size_t nbytes) {
   // Test hook (one relaxed load when off): fails the way a refused allocation does.
-  if (fault::should_fail_alloc(testing::AllocKind::opencl))
+  if (fault::should_fail_alloc(opencl_kind_id()))
     throw_oom(nbytes, "injected allocation failure (concord::testing::fail_allocation_after)");
   if (nbytes > info_.max_alloc)
     throw_oom(nbytes, "max single allocation " + std::to_string(info_.max_alloc) + " bytes");

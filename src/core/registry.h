@@ -1,0 +1,56 @@
+// The backend registry: every device kind compiled into this build, how it
+// finds its devices, and where their memory lives.
+//
+// A backend is one folder under src/backend/ that defines a BackendDef and one
+// line in src/backend/registry.cpp that lists it. Nothing in core/, ops/ or
+// testing/ names a backend: code that needs to know whether it can touch a
+// tensor's bytes asks memory_space(device), and tables sized per device or per
+// kind size themselves from the registry (device_ordinal, device_total).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "concord/device.h"
+
+namespace concord::detail {
+
+class Backend;
+
+struct BackendDef {
+  const char* name;     // the device kind: "cpu", "emu", "opencl", "vulkan"
+  MemorySpace memory;   // host: storage pointers are host pointers (CPU kernels may read them)
+  // Devices of this kind on this machine. Called once; 0 without a driver (a
+  // malformed setting such as CONCORD_EMU_DEVICES=x raises ValueError).
+  size_t (*count)();
+  // The backend object that serves device `index` (0 <= index < count()).
+  Backend& (*backend)(int index);
+  // What device `index` claims before any profile (read from the hardware).
+  Capabilities (*capabilities)(int index);
+  // The profile a device of this kind starts with ("no-fp64" for emu), "" for none.
+  const char* default_profile = "";
+  // Appended to "not available" errors, e.g. how to get more emu devices.
+  const char* availability_hint = "";
+  // Lines for `concord devices`: devices found but not usable, or why there are none.
+  std::vector<std::string> (*notes)() = nullptr;
+};
+
+// At most this many kinds (per-thread autocast state is a fixed array of them).
+inline constexpr int kMaxDeviceKinds = 8;
+
+// The registered backends, in registration order (cpu first). Building the
+// list enumerates no device.
+const std::vector<const BackendDef*>& backend_defs();
+// The definition of a kind (throws DeviceError for an id outside the registry).
+const BackendDef& backend_def(DeviceKind k);
+
+// Position of d in devices(), or -1 when d is not available. O(1); stable for
+// the life of the process (the device list is fixed once built).
+int device_ordinal(const Device& d);
+// Number of devices, i.e. one past the largest ordinal.
+int device_total();
+// The device at an ordinal (0 <= ordinal < device_total()).
+Device device_at(int ordinal);
+
+}  // namespace concord::detail
