@@ -15,8 +15,9 @@
 //   none     unchanged.
 // Ops given an explicit dtype (sum(x, dims, keepdim, float16), softmax(x, d,
 // bfloat16), creation functions) and in-place ops (copy_) are left alone.
-// nn::Linear calls the linear op, so it follows the table. pow is in the
-// table, but its front end (src/ops/binary.cpp) does not call the hook yet.
+// nn::Linear calls the linear op, so it follows the table. The dispatcher
+// applies the table to every op the same way (core/dispatch.h, step 1): each
+// input is cast on its own before the op's checks, as in PyTorch.
 //
 // The lower dtype, unless the scope names one: float16 on a device that
 // computes float16 natively (capabilities(d).can_compute(float16), e.g. an
@@ -45,22 +46,16 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string_view>
-#include <vector>
 
 #include "concord/device.h"
 #include "concord/dtype.h"
-#include "concord/ops_list.h"
-#include "concord/tensor.h"
+#include "concord/op_table.h"
 
 namespace concord {
 
-enum class AutocastPolicy : uint8_t { none, lower, float32, widest };
-std::string_view name(AutocastPolicy p);
-
-// The one autocast table.
+// The op's autocast class: the autocast column of the op table (concord/op_table.h).
 AutocastPolicy autocast_policy(OpId op);
 
 class autocast {
@@ -85,15 +80,11 @@ std::optional<Dtype> autocast_lower_dtype(const Device& d);
 Dtype default_autocast_dtype(const Device& d);
 
 namespace detail {
-// The dispatcher's autocast step: the dtype op should run in on device d,
-// given the dtype the front end decided. Returns dtype unchanged outside a
-// scope (one thread-local read). When the dtype changes, counts the run with
-// Path::autocast under the original dtype.
-Dtype autocast_dtype(OpId op, const Device& d, Dtype dtype);
-// For front ends that cast their inputs themselves: the inputs converted as
-// autocast wants them (each on its own dtype), or nullopt when none changes.
-// Counts the run once with Path::autocast when something changes.
-std::optional<std::vector<Tensor>> autocast_inputs(OpId op, std::initializer_list<const Tensor*> inputs);
+// For the dispatcher's autocast step (core/dispatch.h): whether a scope is
+// enabled on this thread (one thread-local read), and the dtype a scope gives
+// an input of dtype t on device d of op (t itself when nothing applies).
+bool autocast_active();
+Dtype autocast_target(OpId op, const Device& d, Dtype t);
 }  // namespace detail
 
 }  // namespace concord

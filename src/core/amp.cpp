@@ -1,4 +1,4 @@
-// Autocast: the op table, the per-thread scopes and the dispatcher hook.
+// Autocast: the per-thread scopes and what they do to an op's inputs.
 #include "concord/amp.h"
 
 #include <string>
@@ -9,33 +9,8 @@
 
 namespace concord {
 
-std::string_view name(AutocastPolicy p) {
-  switch (p) {
-    case AutocastPolicy::lower: return "lower";
-    case AutocastPolicy::float32: return "float32";
-    case AutocastPolicy::widest: return "widest";
-    default: return "none";
-  }
-}
-
-// The ops PyTorch's autocast lists that concord has, in the same categories.
-AutocastPolicy autocast_policy(OpId op) {
-  switch (op) {
-    case OpId::matmul: case OpId::mm: case OpId::bmm: case OpId::mv:
-    case OpId::addmm: case OpId::baddbmm: case OpId::linear:
-      return AutocastPolicy::lower;
-    case OpId::exp: case OpId::log: case OpId::pow: case OpId::sum: case OpId::prod:
-    case OpId::softmax: case OpId::log_softmax: case OpId::logsumexp: case OpId::cumsum:
-    case OpId::norm: case OpId::vector_norm: case OpId::matrix_norm:
-    case OpId::solve: case OpId::lu_factor: case OpId::lu_solve: case OpId::inv: case OpId::det:
-    case OpId::slogdet: case OpId::cholesky: case OpId::solve_triangular:
-      return AutocastPolicy::float32;
-    case OpId::cat: case OpId::stack: case OpId::where:
-      return AutocastPolicy::widest;
-    default:
-      return AutocastPolicy::none;
-  }
-}
+// The one autocast table: the op table's column.
+AutocastPolicy autocast_policy(OpId op) { return op_def(op).autocast; }
 
 namespace {
 
@@ -105,30 +80,8 @@ std::optional<Dtype> autocast_lower_dtype(const Device& d) {
 }
 
 namespace detail {
-
-Dtype autocast_dtype(OpId op, const Device& d, Dtype dtype) {
-  if (t_state.active == 0) return dtype;
-  const Dtype t = target(op, d, dtype);
-  if (t != dtype) record(op, d, dtype, Path::autocast);
-  return t;
-}
-
-std::optional<std::vector<Tensor>> autocast_inputs(OpId op, std::initializer_list<const Tensor*> inputs) {
-  if (t_state.active == 0) return std::nullopt;
-  std::vector<Tensor> out;
-  out.reserve(inputs.size());
-  const Tensor* first_changed = nullptr;
-  for (const Tensor* t : inputs) {
-    if (!t->defined()) { out.push_back(*t); continue; }
-    const Dtype to = target(op, t->device(), t->dtype());
-    if (to != t->dtype() && !first_changed) first_changed = t;
-    out.push_back(to == t->dtype() ? *t : t->to(to));
-  }
-  if (!first_changed) return std::nullopt;
-  record(op, first_changed->device(), first_changed->dtype(), Path::autocast);
-  return out;
-}
-
+bool autocast_active() { return t_state.active != 0; }
+Dtype autocast_target(OpId op, const Device& d, Dtype t) { return target(op, d, t); }
 }  // namespace detail
 
 }  // namespace concord

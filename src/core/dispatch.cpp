@@ -1,6 +1,11 @@
-// The dispatcher: capability check + policy for every op, in one place.
+// The dispatcher (core/dispatch.h): autocast, capability check + policy,
+// transfers, results and the report, in one place for every op.
 #include "core/dispatch.h"
 
+#include <cstring>
+
+#include "backend/cpu/convert.h"
+#include "concord/amp.h"
 #include "concord/creation.h"
 #include "concord/error.h"
 
@@ -37,6 +42,11 @@ std::string profile_note(const Device& d) {
 std::string key(OpId op, const Device& d, Dtype t, Path p) {
   return std::string(op_name(op)) + "|" + d.str() + "|" + std::string(name(t)) + "|" + std::string(name(p));
 }
+const char* const kFallbackFix =
+    ". Set CONCORD_FALLBACK=cpu to run it on the CPU (inputs are copied there and back), or move the tensors "
+    "to cpu with .to(\"cpu\").";
+const char* const kFallbackNote =
+    "; running it on the CPU (inputs copied there and back). Set CONCORD_FALLBACK=strict to make this an error.";
 }  // namespace
 
 }  // namespace concord::detail
@@ -47,7 +57,7 @@ Support support(OpId op, const Device& device, Dtype dtype) {
   Support s;
   s.compute = dtype;
   s.exec = device;
-  if (!detail::op_dtypes(op).has(dtype)) {
+  if (!op_def(op).dtypes.has(dtype)) {
     s.defined = false;
     s.reason = "not defined for " + std::string(name(dtype));
     return s;
@@ -79,60 +89,57 @@ Support support(OpId op, const Device& device, Dtype dtype) {
 
 namespace concord::detail {
 
-Plan plan(OpId op, const Device& device, Dtype dtype, const std::string& shapes) {
+Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_t n) {
   const Support s = support(op, device, dtype);
-  if (s.runs && s.path == Path::native) return Plan{op, device, device, dtype, dtype, Path::native, &backend_for(device)};
-  const std::string opn(op_name(op));
-  const std::string where = shapes.empty() ? "" : " (inputs " + shapes + ")";
-  if (!s.defined)
-    throw DtypeError("[" + opn + "] is not defined for " + std::string(name(dtype)) + where + " on " + device.str() +
-                     "; convert with .to(dtype) to one of: " + dtype_list(op_dtypes(op)));
-  const Capabilities& caps = capabilities(device);
-  if (!caps.can_store(dtype)) {
+  Plan p{op, device, s.exec, dtype, s.compute, s.path, nullptr};
+  const std::string_view opn = op_name(op);
+  auto where_str = [&] {
+    const std::string shapes = operands();
+    return shapes.empty() ? std::string() : " (inputs " + shapes + ")";
+  };
+  if (!(s.runs && s.path == Path::native)) {
+    const std::string where = s.runs ? std::string() : where_str();
+    if (!s.defined)
+      throw DtypeError("[" + std::string(opn) + "] is not defined for " + std::string(name(dtype)) + where + " on " +
+                       device.str() + "; convert with .to(dtype) to one of: " + dtype_list(op_def(op).dtypes));
+    const Capabilities& caps = capabilities(device);
+    if (!caps.can_store(dtype)) {
+      if (!s.runs)
+        throw UnsupportedDtypeError("[" + std::string(opn) + "] " + std::string(name(dtype)) + " is not supported on " +
+                                    device.str() + profile_note(device) + where +
+                                    ". Use float32, or set CONCORD_DTYPE_POLICY=downcast to compute in float32 "
+                                    "automatically.");
+      warn_once(key(op, device, dtype, Path::downcast),
+                "[" + std::string(opn) + "] " + std::string(name(dtype)) + " is not supported on " + device.str() +
+                    profile_note(device) + "; computing in float32 instead. Set CONCORD_DTYPE_POLICY=strict to make "
+                    "this an error.");
+    }
     if (!s.runs)
-      throw UnsupportedDtypeError("[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() +
-                                  profile_note(device) + where + ". Use float32, or set CONCORD_DTYPE_POLICY=downcast "
-                                  "to compute in float32 automatically.");
-    warn_once(key(op, device, dtype, Path::downcast),
-              "[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() + profile_note(device) +
-                  "; computing in float32 instead. Set CONCORD_DTYPE_POLICY=strict to make this an error.");
+      throw NotImplementedError("[" + std::string(opn) + "] has no " + std::string(name(s.compute)) + " kernel on " +
+                                device.str() + profile_note(device) + where + kFallbackFix);
+    if (s.path == Path::fallback)
+      warn_once(key(op, device, s.compute, Path::fallback),
+                "[" + std::string(opn) + "] has no " + std::string(name(s.compute)) + " kernel on " + device.str() +
+                    profile_note(device) + kFallbackNote);
   }
-  if (!s.runs)
-    throw NotImplementedError("[" + opn + "] has no " + std::string(name(s.compute)) + " kernel on " + device.str() +
-                              profile_note(device) + where + ". Set CONCORD_FALLBACK=cpu to run it on the CPU "
-                              "(inputs are copied there and back), or move the tensors to cpu with .to(\"cpu\").");
-  if (s.path == Path::fallback)
-    warn_once(key(op, device, s.compute, Path::fallback),
-              "[" + opn + "] has no " + std::string(name(s.compute)) + " kernel on " + device.str() + profile_note(device) +
-                  "; running it on the CPU (inputs copied there and back). Set CONCORD_FALLBACK=strict to make "
-                  "this an error.");
-  // A downcast op that also falls back reports the downcast too (the fallback is the path).
-  Plan p{op, device, s.exec, dtype, s.compute, s.path, &backend_for(s.exec)};
+  p.backend = &backend_for(p.exec);
+  // Linear algebra above the size the device's native kernels take runs through the CPU fallback.
+  if (n >= 0 && !p.fallback() && !p.exec.is_cpu()) {
+    const int64_t limit = p.backend->linalg_max_n(device);
+    if (n > limit) {
+      const std::string where = where_str();
+      const std::string what = "[" + std::string(opn) + "] the native kernels on " + device.str() + " take n <= " +
+                               std::to_string(limit) + "; these " + std::string(name(dtype)) +
+                               " matrices have n = " + std::to_string(n) + where;
+      if (fallback_policy() == FallbackPolicy::strict) throw NotImplementedError(what + kFallbackFix);
+      warn_once(key(op, device, p.compute, Path::fallback) + "|n>" + std::to_string(limit), what + kFallbackNote);
+      p.exec = kCPU;
+      p.path = Path::fallback;
+      p.backend = &cpu_backend();
+    }
+  }
   return p;
 }
-
-Plan plan_sized(OpId op, const Device& device, Dtype dtype, int64_t n, const std::string& shapes) {
-  Plan p = plan(op, device, dtype, shapes);
-  if (p.fallback() || p.exec.is_cpu()) return p;
-  const int64_t limit = p.backend->linalg_max_n(device);
-  if (n <= limit) return p;
-  const std::string opn(op_name(op));
-  const std::string what = "[" + opn + "] the native kernels on " + device.str() + " take n <= " +
-                           std::to_string(limit) + "; these " + std::string(name(dtype)) + " matrices have n = " + std::to_string(n) +
-                           (shapes.empty() ? "" : " (inputs " + shapes + ")");
-  if (fallback_policy() == FallbackPolicy::strict)
-    throw NotImplementedError(what + ". Set CONCORD_FALLBACK=cpu to run it on the CPU (inputs are copied there and "
-                                     "back), or move the tensors to cpu with .to(\"cpu\").");
-  warn_once(key(op, device, p.compute, Path::fallback) + "|n>" + std::to_string(limit),
-            what + "; running it on the CPU (inputs copied there and back). Set CONCORD_FALLBACK=strict to make "
-                   "this an error.");
-  p.exec = kCPU;
-  p.path = Path::fallback;
-  p.backend = &cpu_backend();
-  return p;
-}
-
-void record(const Plan& p) { record(p.op, p.device, p.dtype, p.path); }
 
 Dtype storage_dtype(const char* op, const Device& device, Dtype dtype) {
   const Capabilities& caps = capabilities(device);
@@ -151,6 +158,79 @@ Dtype storage_dtype(const char* op, const Device& device, Dtype dtype) {
   return float32;
 }
 
+// ---- Dispatch ----
+
+struct Dispatch::Cast {
+  Tensor tensors[kMaxAutocast];
+  std::optional<Operand> operands[kMaxAutocast];
+};
+
+Dispatch::Dispatch(OpId op) : op_(op) {}
+Dispatch::~Dispatch() { delete cast_; }
+
+void Dispatch::too_many() const {
+  throw ValueError("[" + std::string(op_name(op_)) + "] internal: more than 4 autocast inputs");
+}
+
+// Each tensor input on its own: counted once, under the first changed input's dtype.
+void Dispatch::autocast(size_t n) {
+  const Tensor* first = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor* t = t_in_[i];
+    if (!t || !t->defined()) continue;
+    const Dtype to = autocast_target(op_, t->device(), t->dtype());
+    if (to == t->dtype()) continue;
+    if (!first) first = t;
+    if (!cast_) cast_ = new Cast;
+    cast_->tensors[i] = t->to(to);
+    t_in_[i] = &cast_->tensors[i];
+    if (op_in_[i]) op_in_[i] = &cast_->operands[i].emplace(cast_->tensors[i]);
+  }
+  if (first) record(op_, first->device(), first->dtype(), Path::autocast);
+}
+
+
+namespace {
+// A 0-dim tensor holding s in dtype t on the plan's execution device. It is
+// written straight into fresh device memory (not through fill): a number is
+// part of the op, so it must not add a fill to the report or fall back itself.
+Tensor scalar_input(const Plan& p, const Scalar& s, Dtype t) {
+  unsigned char buf[8] = {};
+  visit_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    T v;
+    if (s.is_floating()) v = cpu::convert<T>(s.to_double());
+    else if (s.is_bool()) v = cpu::convert<T>(s.to_bool());
+    else v = cpu::convert<T>(s.to_int());
+    std::memcpy(buf, &v, sizeof(T));
+  });
+  auto st = p.backend->allocate(itemsize(t), p.exec);
+  p.backend->write(*st, 0, buf, itemsize(t));
+  return Tensor(std::move(st), Shape{}, Strides{}, 0, t);
+}
+}  // namespace
+
+void Dispatch::prepare_slow(const Plan& p, const Arg& a, size_t i, Inputs& in) const {
+  if (i >= Inputs::kMax)
+    throw ValueError("[" + std::string(op_name(op_)) + "] internal: more than 4 prepared inputs; use Prep::none");
+  if (!a.tensor) {
+    Tensor& st = in.store_[i].emplace(scalar_input(p, *a.number, p.compute));
+    if (a.shape) st = st.expand(*a.shape);
+    in.ptr_[i] = &st;
+    return;
+  }
+  const Tensor& t = *a.tensor;
+  in.ptr_[i] = &t;
+  if (!t.defined()) return;
+  const bool move = t.storage()->device != p.exec;
+  const bool cast = a.prep == Prep::compute && t.dtype() != p.compute;
+  const bool expand = a.shape && !(t.shape() == *a.shape);
+  Tensor& st = in.store_[i].emplace(move ? t.to(p.exec) : t);
+  if (cast) st = st.to(p.compute);
+  if (expand) st = st.expand(*a.shape);
+  in.ptr_[i] = &st;
+}
+
 Tensor prepare_input(const Plan& p, const Tensor& t) {
   Tensor r = t;
   if (r.device() != p.exec) r = r.to(p.exec);
@@ -158,8 +238,8 @@ Tensor prepare_input(const Plan& p, const Tensor& t) {
   return r;
 }
 
-Tensor finish_output(const Plan& p, const Tensor& out) {
-  return out.device() == p.device ? out : out.to(p.device);
+void Dispatch::move_back(const Plan& p, Tensor& t) const {
+  if (t.defined() && t.device() != p.device) t = t.to(p.device);
 }
 
 }  // namespace concord::detail

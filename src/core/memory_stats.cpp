@@ -13,11 +13,21 @@ struct Counters {
 };
 // One slot per device ordinal, sized from the registry on first use; leaked
 // so that storages released during static destruction can still count.
-Counters& slot(const Device& d) {
-  static Counters* all = new Counters[static_cast<size_t>(detail::device_total())];
-  static Counters stray;  // a device outside the registry (never in practice)
+Counters g_stray;  // a device outside the registry (never in practice)
+std::atomic<Counters*> g_slots{nullptr};
+[[gnu::noinline]] Counters* make_slots() {
+  static Counters* all = [] {
+    auto* c = new Counters[static_cast<size_t>(detail::device_total())];
+    g_slots.store(c, std::memory_order_release);
+    return c;
+  }();
+  return all;
+}
+inline Counters& slot(const Device& d) {
+  Counters* all = g_slots.load(std::memory_order_acquire);
+  if (!all) [[unlikely]] all = make_slots();
   const int i = detail::device_ordinal(d);
-  return i < 0 ? stray : all[i];
+  return i < 0 ? g_stray : all[i];
 }
 }  // namespace
 

@@ -60,7 +60,11 @@ class Registry {
   // Leaked on purpose: storages released during static destruction still
   // look up their device's ordinal for memory accounting.
   static Registry& get() {
-    static Registry* r = new Registry;
+    static Registry* r = [] {
+      auto* reg = new Registry;
+      detail::g_device_table.store(&reg->table(), std::memory_order_release);
+      return reg;
+    }();
     return *r;
   }
   std::vector<Device> list() const {
@@ -70,18 +74,15 @@ class Registry {
   }
   int ordinal(const Device& d) const {
     const int k = d.kind().id();
-    if (k >= kinds_ || d.index() < 0 || d.index() >= count_[k]) return -1;
-    return base_[k] + d.index();
+    if (k >= table_.kinds || d.index() < 0 || d.index() >= table_.count[k]) return -1;
+    return table_.base[k] + d.index();
   }
   int total() const { return static_cast<int>(entries_.size()); }
-  Entry& at_ordinal(int i) { return entries_[static_cast<size_t>(i)]; }
+  Entry& at_ordinal(int i) { return *index_[static_cast<size_t>(i)]; }
   Entry& at(const Device& d) {
     const int i = ordinal(d);
-    if (i >= 0) return entries_[static_cast<size_t>(i)];
-    std::string hint;
-    if (d.kind().id() < kinds_) hint = detail::backend_def(d.kind()).availability_hint;
-    throw DeviceError("[device] " + d.str() + " is not available; available devices: " + names() +
-                      (hint.empty() ? "" : " (" + hint + ")"));
+    if (i >= 0) [[likely]] return *index_[static_cast<size_t>(i)];
+    unavailable(d);
   }
   // Publishes the snapshot of profile p for e, reusing the one kept for an
   // equal profile: a ProfileGuard in a loop flips between a few snapshots
@@ -105,17 +106,29 @@ class Registry {
  private:
   Registry() {
     const auto& defs = detail::backend_defs();
-    kinds_ = static_cast<int>(defs.size());
-    for (int k = 0; k < kinds_; ++k) {
+    table_.kinds = static_cast<int>(defs.size());
+    for (int k = 0; k < table_.kinds; ++k) {
       const detail::BackendDef& def = *defs[static_cast<size_t>(k)];
       const size_t n = def.count();
-      base_[k] = static_cast<int>(entries_.size());
-      count_[k] = static_cast<int>(n);
+      table_.base[k] = static_cast<int>(entries_.size());
+      table_.count[k] = static_cast<int>(n);
       const Profile start = parse_profile(def.default_profile);
       for (size_t i = 0; i < n; ++i)
         set(entries_.emplace_back(Device(DeviceKind::from_id(static_cast<uint8_t>(k)), static_cast<int>(i)), def), start);
     }
+    for (auto& e : entries_) index_.push_back(&e);
     if (const char* env = std::getenv("CONCORD_DEVICE_PROFILE")) apply_env(env);
+  }
+
+ public:
+  const detail::DeviceTable& table() const { return table_; }
+
+ private:
+  [[noreturn]] [[gnu::cold]] void unavailable(const Device& d) const {
+    std::string hint;
+    if (d.kind().id() < table_.kinds) hint = detail::backend_def(d.kind()).availability_hint;
+    throw DeviceError("[device] " + d.str() + " is not available; available devices: " + names() +
+                      (hint.empty() ? "" : " (" + hint + ")"));
   }
   std::string names() const {
     std::string s;
@@ -144,9 +157,8 @@ class Registry {
     }
   }
   std::deque<Entry> entries_;  // fixed after construction; deques keep references stable
-  int kinds_ = 0;
-  int base_[detail::kMaxDeviceKinds] = {};
-  int count_[detail::kMaxDeviceKinds] = {};
+  std::vector<Entry*> index_;  // entries_ by ordinal (a deque's operator[] divides)
+  detail::DeviceTable table_;
   std::mutex mu_;  // guards the kept snapshots
 };
 
@@ -161,11 +173,13 @@ const BackendDef& backend_def(DeviceKind k) {
   return *defs[k.id()];
 }
 
-int device_ordinal(const Device& d) { return Registry::get().ordinal(d); }
+std::atomic<const DeviceTable*> g_device_table{nullptr};
+int device_ordinal_slow(const Device& d) { return Registry::get().ordinal(d); }
 int device_total() { return Registry::get().total(); }
 Device device_at(int ordinal) { return Registry::get().at_ordinal(ordinal).device; }
 
 Backend& backend_for(const Device& d) {
+  if (d.is_cpu()) return cpu_backend();  // every op's outputs on the CPU ask: no lookup
   auto& r = Registry::get();
   return r.backend(r.at(d));
 }
@@ -179,7 +193,7 @@ Backend& cpu_backend() {
 }  // namespace detail
 
 std::vector<Device> devices() { return Registry::get().list(); }
-bool is_available(const Device& d) { return Registry::get().ordinal(d) >= 0; }
+bool is_available(const Device& d) { return detail::device_ordinal(d) >= 0; }
 
 std::vector<std::string> device_notes() {
   std::vector<std::string> out;

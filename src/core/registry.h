@@ -8,6 +8,7 @@
 // kind size themselves from the registry (device_ordinal, device_total).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -45,9 +46,25 @@ const std::vector<const BackendDef*>& backend_defs();
 // The definition of a kind (throws DeviceError for an id outside the registry).
 const BackendDef& backend_def(DeviceKind k);
 
+// Where each kind's devices start in the device list; published once the
+// registry is built (every op reads it: it must be a few loads).
+struct DeviceTable {
+  int kinds = 0;
+  int base[kMaxDeviceKinds] = {};
+  int count[kMaxDeviceKinds] = {};
+};
+extern std::atomic<const DeviceTable*> g_device_table;
+int device_ordinal_slow(const Device& d);  // builds the registry first
+
 // Position of d in devices(), or -1 when d is not available. O(1); stable for
 // the life of the process (the device list is fixed once built).
-int device_ordinal(const Device& d);
+inline int device_ordinal(const Device& d) {
+  const DeviceTable* t = g_device_table.load(std::memory_order_acquire);
+  if (!t) return device_ordinal_slow(d);
+  const int k = d.kind().id();
+  if (k >= t->kinds || d.index() < 0 || d.index() >= t->count[k]) return -1;
+  return t->base[k] + d.index();
+}
 // Number of devices, i.e. one past the largest ordinal.
 int device_total();
 // The device at an ordinal (0 <= ordinal < device_total()).

@@ -103,13 +103,22 @@ Tensor& Tensor::copy_(const Tensor& src) {
       throw ValueError("[copy_] the destination of shape " + shape_str(shape_) + " (" + std::string(name(dtype_)) +
                        ", " + device().str() + ") is expanded along dim " + std::to_string(d) +
                        ": several of its elements share one memory location; clone() it before writing into it");
-  Tensor s = src.device() == device() ? src : src.to(device());
+  // The destination's dtype is the caller's choice: a source from another
+  // device is converted where it lives (when that device holds the dtype),
+  // then moved, so no downcast of the source's dtype is applied or counted.
+  Tensor s = src;
+  if (s.device() != device()) {
+    if (s.dtype() != dtype_ && capabilities(s.device()).can_store(dtype_)) s = s.to(dtype_);
+    s = s.to(device());
+  }
   s = s.expand(shape_);
   const Dtype dt = detail::storage_dtype("copy", device(), dtype_);
-  detail::Plan p = detail::plan(OpId::copy, device(), dt, detail::describe(src) + " -> " + detail::describe(*this));
-  // copy cannot be profiled away (parse_profile refuses no-op:copy), so p is never a fallback.
-  if (numel_ > 0) p.backend->copy(s, *this);
-  detail::record(p);
+  // copy cannot be profiled away (parse_profile refuses no-op:copy), so it never falls back.
+  detail::Dispatch d(OpId::copy);
+  d.run(device(), dt, [&] { return detail::describe(src) + " -> " + detail::describe(*this); }, {},
+        [&](const detail::Plan& p, const detail::Inputs&) {
+          if (numel_ > 0) p.backend->copy(s, *this);
+        });
   return *this;
 }
 

@@ -6,35 +6,33 @@
 
 namespace concord {
 
+using detail::Arg;
+using detail::Inputs;
 using detail::Plan;
+using detail::Prep;
 
 namespace {
 
-enum class Kind {
-  arith,     // result in the promoted dtype
-  floating,  // true division and friends: integer and bool results become float32
-  compare,   // bool result, compared in the promoted dtype
-};
-
-Tensor binary_op(OpId op, Kind kind, const Operand& a, const Operand& b) {
-  const char* opn = op_name(op).data();  // names are string literals
+// Every binary op: operands promote (PyTorch's rules, numbers included) and
+// broadcast; the op table decides the dtype it runs in and its output dtype.
+Tensor binary_op(OpId op, const Operand& a0, const Operand& b0) {
+  detail::Dispatch d(op, {&a0, &b0});
+  const Operand& a = d.operand(0);
+  const Operand& b = d.operand(1);
+  const OpDef& def = op_def(op);
+  const char* opn = def.name.data();  // names are string literals
   const Device device = detail::operands_device(opn, {&a, &b});
-  Dtype t = detail::result_type({&a, &b});
-  if (kind == Kind::floating && !is_floating(t)) t = float32;
-  t = detail::autocast_dtype(op, device, t);
-  // Small ops are dominated by this function: inputs that are already what the
-  // kernel needs are passed by reference (no Tensor or Shape copies).
+  // Small ops are dominated by this function: no Shape copy when both operands have one shape.
   Shape shape_store;
   const Shape& shape = detail::broadcast_shape_ref(opn, a, b, device, shape_store);
-  Plan p = detail::plan_lazy(op, device, t, [&] { return detail::describe_all({&a, &b}); });
-  Tensor sa, sb;
-  const Tensor& ia = detail::kernel_input_ref(p, a, shape, sa);
-  const Tensor& ib = detail::kernel_input_ref(p, b, shape, sb);
-  Tensor out = empty(shape, kind == Kind::compare ? bool_ : p.compute, p.exec);
-  if (out.numel() > 0) p.backend->binary(op, ia, ib, out);
-  if (p.exec != p.device) out = detail::finish_output(p, out);
-  detail::record(p);
-  return out;
+  return d.run(device, detail::run_dtype(def, detail::result_type({&a, &b})),
+               [&] { return detail::describe_all({&a, &b}); },
+               {Arg(a, Prep::compute, &shape), Arg(b, Prep::compute, &shape)},
+               [&](const Plan& p, const Inputs& in) {
+                 Tensor out = empty(shape, detail::out_dtype(def, p), p.exec);
+                 if (out.numel() > 0) p.backend->binary(op, in[0], in[1], out);
+                 return out;
+               });
 }
 
 bool is_one(const Scalar& s) { return s.is_floating() ? s.to_double() == 1.0 : s.to_int() == 1; }
@@ -45,24 +43,24 @@ Tensor as_tensor_of(const Operand& o, Dtype t) { return o.tensor().to(t); }
 
 }  // namespace
 
-Tensor add(const Operand& a, const Operand& b) { return binary_op(OpId::add, Kind::arith, a, b); }
-Tensor sub(const Operand& a, const Operand& b) { return binary_op(OpId::sub, Kind::arith, a, b); }
-Tensor mul(const Operand& a, const Operand& b) { return binary_op(OpId::mul, Kind::arith, a, b); }
-Tensor div(const Operand& a, const Operand& b) { return binary_op(OpId::div, Kind::floating, a, b); }
-Tensor pow(const Operand& a, const Operand& b) { return binary_op(OpId::pow, Kind::arith, a, b); }
-Tensor maximum(const Operand& a, const Operand& b) { return binary_op(OpId::maximum, Kind::arith, a, b); }
-Tensor minimum(const Operand& a, const Operand& b) { return binary_op(OpId::minimum, Kind::arith, a, b); }
-Tensor remainder(const Operand& a, const Operand& b) { return binary_op(OpId::remainder, Kind::arith, a, b); }
-Tensor atan2(const Operand& a, const Operand& b) { return binary_op(OpId::atan2, Kind::floating, a, b); }
-Tensor eq(const Operand& a, const Operand& b) { return binary_op(OpId::eq, Kind::compare, a, b); }
-Tensor ne(const Operand& a, const Operand& b) { return binary_op(OpId::ne, Kind::compare, a, b); }
-Tensor lt(const Operand& a, const Operand& b) { return binary_op(OpId::lt, Kind::compare, a, b); }
-Tensor le(const Operand& a, const Operand& b) { return binary_op(OpId::le, Kind::compare, a, b); }
-Tensor gt(const Operand& a, const Operand& b) { return binary_op(OpId::gt, Kind::compare, a, b); }
-Tensor ge(const Operand& a, const Operand& b) { return binary_op(OpId::ge, Kind::compare, a, b); }
-Tensor logical_and(const Operand& a, const Operand& b) { return binary_op(OpId::logical_and, Kind::compare, a, b); }
-Tensor logical_or(const Operand& a, const Operand& b) { return binary_op(OpId::logical_or, Kind::compare, a, b); }
-Tensor logical_xor(const Operand& a, const Operand& b) { return binary_op(OpId::logical_xor, Kind::compare, a, b); }
+Tensor add(const Operand& a, const Operand& b) { return binary_op(OpId::add, a, b); }
+Tensor sub(const Operand& a, const Operand& b) { return binary_op(OpId::sub, a, b); }
+Tensor mul(const Operand& a, const Operand& b) { return binary_op(OpId::mul, a, b); }
+Tensor div(const Operand& a, const Operand& b) { return binary_op(OpId::div, a, b); }
+Tensor pow(const Operand& a, const Operand& b) { return binary_op(OpId::pow, a, b); }
+Tensor maximum(const Operand& a, const Operand& b) { return binary_op(OpId::maximum, a, b); }
+Tensor minimum(const Operand& a, const Operand& b) { return binary_op(OpId::minimum, a, b); }
+Tensor remainder(const Operand& a, const Operand& b) { return binary_op(OpId::remainder, a, b); }
+Tensor atan2(const Operand& a, const Operand& b) { return binary_op(OpId::atan2, a, b); }
+Tensor eq(const Operand& a, const Operand& b) { return binary_op(OpId::eq, a, b); }
+Tensor ne(const Operand& a, const Operand& b) { return binary_op(OpId::ne, a, b); }
+Tensor lt(const Operand& a, const Operand& b) { return binary_op(OpId::lt, a, b); }
+Tensor le(const Operand& a, const Operand& b) { return binary_op(OpId::le, a, b); }
+Tensor gt(const Operand& a, const Operand& b) { return binary_op(OpId::gt, a, b); }
+Tensor ge(const Operand& a, const Operand& b) { return binary_op(OpId::ge, a, b); }
+Tensor logical_and(const Operand& a, const Operand& b) { return binary_op(OpId::logical_and, a, b); }
+Tensor logical_or(const Operand& a, const Operand& b) { return binary_op(OpId::logical_or, a, b); }
+Tensor logical_xor(const Operand& a, const Operand& b) { return binary_op(OpId::logical_xor, a, b); }
 
 // a + alpha*b as PyTorch computes it: alpha*b rounded in the compute type,
 // then the sum rounded (float16/bfloat16: both steps in float32, then one
@@ -93,23 +91,23 @@ Tensor add(const Operand& a, const Operand& b, Scalar alpha) {
 }
 
 // cond must be bool; a and b promote together (numbers allowed) and broadcast with cond.
-Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
+Tensor where(const Tensor& cond, const Operand& a0, const Operand& b0) {
+  detail::Dispatch d(OpId::where, {&a0, &b0});
+  const Operand& a = d.operand(0);
+  const Operand& b = d.operand(1);
   const Operand c(cond);
   const Device device = detail::operands_device("where", {&c, &a, &b});
   if (cond.dtype() != bool_)
     throw DtypeError("[where] the condition must be bool, got " + detail::describe(cond) + " on " + device.str() +
                      "; make it with a comparison (e.g. ne(cond, 0))");
-  const Dtype t = detail::result_type({&a, &b});
   const Shape shape = detail::broadcast_operands("where", {&c, &a, &b}, device);
-  Plan p = detail::plan_lazy(OpId::where, device, t, [&] { return detail::describe_all({&c, &a, &b}); });
-  const Tensor ic = detail::expand_to(cond.device() == p.exec ? cond : cond.to(p.exec), shape);
-  const Tensor ia = detail::kernel_input(p, a, shape);
-  const Tensor ib = detail::kernel_input(p, b, shape);
-  Tensor out = empty(shape, p.compute, p.exec);
-  if (out.numel() > 0) p.backend->where(ic, ia, ib, out);
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out;
+  return d.run(device, detail::result_type({&a, &b}), [&] { return detail::describe_all({&c, &a, &b}); },
+               {Arg(cond, Prep::move, &shape), Arg(a, Prep::compute, &shape), Arg(b, Prep::compute, &shape)},
+               [&](const Plan& p, const Inputs& in) {
+                 Tensor out = empty(shape, p.compute, p.exec);
+                 if (out.numel() > 0) p.backend->where(in[0], in[1], in[2], out);
+                 return out;
+               });
 }
 
 Tensor operator+(const Tensor& a, const Operand& b) { return add(a, b); }

@@ -8,6 +8,7 @@
 
 namespace concord {
 
+using detail::Inputs;
 using detail::Plan;
 
 namespace {
@@ -48,17 +49,21 @@ Tensor empty_for(const char* op, Shape shape, Dtype dtype, const Device& device)
   return Tensor(std::move(st), std::move(shape), std::move(strides), 0, t);
 }
 
+// The dtype a new tensor gets on the device (float32 for float64 where the
+// device cannot store it, under the dtype policy), after checking the shape.
+Dtype new_dtype(const char* op, OpId id, const Shape& shape, Dtype dtype, const Device& device) {
+  checked_bytes(op, shape, dtype, device);  // first: no warning or record for a bad shape
+  return detail::storage_dtype(op_name(id).data(), device, dtype);
+}
+
 Tensor full_for(const char* op, Shape shape, Scalar value, Dtype dtype, const Device& device) {
-  Tensor out = empty_for(op, std::move(shape), dtype, device);
-  Plan p = detail::plan(OpId::fill, device, out.dtype(), shape_str(out.shape()));
-  if (p.fallback()) {
-    Tensor h = full(out.shape(), value, out.dtype(), kCPU);
-    out.copy_(h);
-  } else if (out.numel() > 0) {
-    p.backend->fill(out, value);
-  }
-  detail::record(p);
-  return out;
+  const Dtype t = new_dtype(op, OpId::fill, shape, dtype, device);
+  detail::Dispatch d(OpId::fill);
+  return d.run(device, t, [&] { return shape_str(shape); }, {}, [&](const Plan& p, const Inputs&) {
+    Tensor out = empty_for(op, shape, p.compute, p.exec);
+    if (out.numel() > 0) p.backend->fill(out, value);
+    return out;
+  });
 }
 }  // namespace
 
@@ -80,19 +85,14 @@ Tensor scalar_tensor(Scalar v, Dtype dtype, const Device& device) { return full(
 
 namespace {
 Tensor iota(OpId op, int64_t n, double start, double step, Dtype dtype, const Device& device) {
-  Tensor out = empty_for(op == OpId::arange ? "arange" : "linspace", Shape{n}, dtype, device);
-  Plan p = detail::plan(op, device, out.dtype(), "[" + std::to_string(n) + "]");
-  if (out.numel() > 0) {
-    if (p.fallback()) {
-      Tensor h = empty(Shape{n}, out.dtype(), kCPU);
-      detail::cpu_backend().iota(h, start, step);
-      out.copy_(h);
-    } else {
-      p.backend->iota(out, start, step);
-    }
-  }
-  detail::record(p);
-  return out;
+  const char* opn = op_name(op).data();
+  const Dtype t = new_dtype(opn, op, Shape{n}, dtype, device);
+  detail::Dispatch d(op);
+  return d.run(device, t, [&] { return "[" + std::to_string(n) + "]"; }, {}, [&](const Plan& p, const Inputs&) {
+    Tensor out = empty_for(opn, Shape{n}, p.compute, p.exec);
+    if (out.numel() > 0) p.backend->iota(out, start, step);
+    return out;
+  });
 }
 }  // namespace
 
@@ -141,17 +141,19 @@ Tensor eye(int64_t n, std::optional<int64_t> m, Dtype dtype, const Device& devic
   const int64_t cols = m ? *m : n;
   if (n < 0 || cols < 0)
     throw ShapeError("[eye] sizes must be >= 0, got " + std::to_string(n) + " x " + std::to_string(cols));
-  Tensor out = zeros({n, cols}, dtype, device);
-  const int64_t d = std::min(n, cols);
-  if (d > 0) {
-    // The diagonal is a strided view with stride cols + 1.
-    Tensor diag(out.storage(), Shape{d}, Strides{cols + 1}, 0, out.dtype());
-    Plan p = detail::plan(OpId::eye, device, out.dtype(), "[" + std::to_string(n) + ", " + std::to_string(cols) + "]");
-    if (p.fallback()) diag.copy_(ones({d}, out.dtype(), kCPU));
-    else p.backend->fill(diag, 1);
-    detail::record(p);
-  }
-  return out;
+  const Dtype t = new_dtype("eye", OpId::eye, Shape{n, cols}, dtype, device);
+  detail::Dispatch d(OpId::eye);
+  return d.run(device, t, [&] { return "[" + std::to_string(n) + ", " + std::to_string(cols) + "]"; }, {},
+               [&](const Plan& p, const Inputs&) {
+                 Tensor out = empty_for("eye", {n, cols}, p.compute, p.exec);
+                 const int64_t diag = std::min(n, cols);
+                 if (out.numel() > 0) {
+                   p.backend->fill(out, 0);
+                   // The diagonal is a strided view with stride cols + 1.
+                   p.backend->fill(Tensor(out.storage(), Shape{diag}, Strides{cols + 1}, 0, out.dtype()), 1);
+                 }
+                 return out;
+               });
 }
 
 Tensor from_host(const void* data, Shape shape, Dtype dtype, const Device& device) {

@@ -1,18 +1,15 @@
 // Front-end helpers shared by the elementwise ops (unary.cpp, binary.cpp):
-// operand description, result dtype, broadcasting with clear errors, and
-// turning an operand into a kernel input on the plan's execution device.
+// operand description, result dtype, broadcasting with clear errors.
 //
 // They are written for the small-tensor case: nothing here allocates or builds
-// a string unless a message is needed, an input whose dtype and device already
-// match is passed through untouched, and broadcasts stay stride-0 views.
+// a string unless a message is needed (the dispatcher passes an input whose
+// dtype and device already match through untouched, and broadcasts stay
+// stride-0 views).
 #pragma once
 
-#include <cstring>
 #include <string>
 
-#include "backend/cpu/convert.h"
 #include "concord/ops.h"
-#include "concord/policy.h"
 #include "core/dispatch.h"
 
 namespace concord::detail {
@@ -83,55 +80,10 @@ inline Shape broadcast_operands(const char* op, std::initializer_list<const Oper
   return out;
 }
 
-// plan() with the shapes text built only when plan() may throw (it only goes into messages).
-template <class F>
-Plan plan_lazy(OpId op, const Device& device, Dtype dtype, F&& shapes) {
-  const bool may_throw = !op_dtypes(op).has(dtype) || fallback_policy() == FallbackPolicy::strict ||
-                         dtype_policy() == DtypePolicy::strict;
-  return plan(op, device, dtype, may_throw ? shapes() : std::string());
-}
-
-// A 0-dim tensor holding s in dtype t on the plan's execution device. It is
-// written straight into fresh device memory (not through fill): a number is
-// part of the op, so it must not add a fill to the report or fall back itself.
-inline Tensor scalar_input(const Plan& p, const Scalar& s, Dtype t) {
-  unsigned char buf[8] = {};
-  visit_dtype(t, [&](auto tag) {
-    using T = decltype(tag);
-    T v;
-    if (s.is_floating()) v = cpu::convert<T>(s.to_double());
-    else if (s.is_bool()) v = cpu::convert<T>(s.to_bool());
-    else v = cpu::convert<T>(s.to_int());
-    std::memcpy(buf, &v, sizeof(T));
-  });
-  auto st = p.backend->allocate(itemsize(t), p.exec);
-  p.backend->write(*st, 0, buf, itemsize(t));
-  return Tensor(std::move(st), Shape{}, Strides{}, 0, t);
-}
-
-// t as a view of the given shape (t itself when it already has it).
-inline Tensor expand_to(const Tensor& t, const Shape& shape) {
-  return t.shape() == shape ? t : t.expand(shape);
-}
-
-// The kernel input for an operand: on p.exec, in dtype t (p.compute unless
-// stated), broadcast to shape.
-inline Tensor kernel_input(const Plan& p, const Operand& o, const Shape& shape) {
-  if (!o.is_tensor()) return scalar_input(p, o.scalar(), p.compute).expand(shape);
-  return expand_to(prepare_input(p, o.tensor()), shape);
-}
-
-// kernel_input without a copy when the operand already is the kernel input
-// (the common case): a reference to the operand's tensor, else to `store`,
-// which then holds the converted/broadcast input.
-inline const Tensor& kernel_input_ref(const Plan& p, const Operand& o, const Shape& shape, Tensor& store) {
-  if (o.is_tensor()) {
-    const Tensor& t = o.tensor();
-    if (t.dtype() == p.compute && (&t.shape() == &shape || t.shape() == shape) && t.device() == p.exec) return t;
-  }
-  store = kernel_input(p, o, shape);
-  return store;
-}
+// The dtype an elementwise op runs in for operands promoted to t (predicates
+// compute in t), and its output dtype on a plan (the op table's result rule).
+inline Dtype run_dtype(const OpDef& d, Dtype t) { return d.result == ResultRule::boolean ? t : d.result_dtype(t); }
+inline Dtype out_dtype(const OpDef& d, const Plan& p) { return d.result == ResultRule::boolean ? bool_ : p.compute; }
 
 // The shape the operands broadcast to, without building a new Shape when
 // both are tensors of one shape (then it is a's). `store` holds any new shape.

@@ -3,7 +3,8 @@
 // The LU is computed for A's own batch (info has A's batch shape, as in
 // PyTorch); when B's batch is larger the factors are copied out to the
 // broadcast batch rather than factoring A again per right-hand side.
-#include "concord/amp.h"
+#include <array>
+
 #include "ops/linalg_common.h"
 
 namespace concord::linalg {
@@ -67,84 +68,88 @@ Tensor solve_with(const Plan& p, const la::LU& f, const Tensor& A, const Tensor&
   return x;
 }
 
-struct Solved { Plan p; Tensor x, info; Rhs r; };
+using detail::Arg;
+using detail::Inputs;
+using detail::Prep;
 
-Solved solve_impl(const char* op, const Tensor& A, const Tensor& B) {
+// The operands the body copies itself (la::working_copy: one move, one cast, contiguous).
+Arg whole(const Tensor& t) { return Arg(t, Prep::none); }
+
+// solve and solve_ex: x [count, n, k] and info [count] on the exec device.
+// check: raise LinAlgError for a singular matrix (solve) or return info (solve_ex).
+std::array<Tensor, 2> solve_run(const Tensor& A0, const Tensor& B0, bool check) {
+  detail::Dispatch d(OpId::solve, {&A0, &B0});
+  const Tensor& A = d.tensor(0);
+  const Tensor& B = d.tensor(1);
+  const char* op = "solve";
   la::check_floating(op, "A", A);
   la::check_floating(op, "B", B);
   const Device dev = detail::common_device(op, {&A, &B});
   la::check_same_dtype(op, "A", A, "B", B);
   la::check_square(op, "A", A);
   const Rhs r = rhs_layout(op, A, B);
-  Plan p = detail::plan_sized(OpId::solve, dev, A.dtype(), A.size(-1), shape_str(A.shape()) + " and " + shape_str(B.shape()));
-  la::LU f = la::factor(p, A);
-  Tensor x = solve_with(p, f, A, B, r);
-  return Solved{p, x, f.info, r};
+  return d.run(
+      dev, A.dtype(), [&] { return shape_str(A.shape()) + " and " + shape_str(B.shape()); }, {whole(A), whole(B)},
+      [&](const Plan& p, const Inputs&) {
+        la::LU f = la::factor(p, A);
+        Tensor x = solve_with(p, f, A, B, r);
+        if (check) la::check_info("solve", f.info, A, A.ndim() > 2, la::singular_what, kSolveAdvice);
+        // solve's info stays behind (undefined: not moved back).
+        return std::array<Tensor, 2>{la::deliver(x, A.dtype(), r.x_shape),
+                                     check ? Tensor() : la::deliver(f.info, int32, la::leading(A.shape(), 2))};
+      },
+      A.size(-1));
 }
 
 }  // namespace
 
-Tensor solve(const Tensor& A, const Tensor& B) {
-  if (auto c = detail::autocast_inputs(OpId::solve, {&A, &B}))  // autocast: halves -> float32
-    return solve((*c)[0], (*c)[1]);
-  Solved s = solve_impl("solve", A, B);
-  la::check_info("solve", s.info, A, A.ndim() > 2, la::singular_what, kSolveAdvice);
-  Tensor x = la::deliver(s.p, s.x, A.dtype(), s.r.x_shape);
-  detail::record(s.p);
-  return x;
-}
+Tensor solve(const Tensor& A, const Tensor& B) { return solve_run(A, B, true)[0]; }
 
 SolveEx solve_ex(const Tensor& A, const Tensor& B) {
-  if (auto c = detail::autocast_inputs(OpId::solve, {&A, &B}))  // autocast: halves -> float32
-    return solve_ex((*c)[0], (*c)[1]);
-  Solved s = solve_impl("solve", A, B);
-  SolveEx out{la::deliver(s.p, s.x, A.dtype(), s.r.x_shape),
-              la::deliver(s.p, s.info, int32, la::leading(A.shape(), 2))};
-  detail::record(s.p);
-  return out;
+  auto r = solve_run(A, B, false);
+  return SolveEx{r[0], r[1]};
 }
 
 namespace {
-struct Factored { Plan p; la::LU f; };
 
-Factored lu_impl(const Tensor& A) {
+// lu_factor and lu_factor_ex: LU, pivots, info.
+std::array<Tensor, 3> lu_run(const Tensor& A0, bool check) {
+  detail::Dispatch d(OpId::lu_factor, {&A0});
+  const Tensor& A = d.tensor(0);
   la::check_floating("lu_factor", "A", A);
   la::check_square("lu_factor", "A", A);
-  Plan p = detail::plan_sized(OpId::lu_factor, A.device(), A.dtype(), A.size(-1), shape_str(A.shape()));
-  return Factored{p, la::factor(p, A)};
+  const Shape batch = la::leading(A.shape(), 2);
+  return d.run(
+      A.device(), A.dtype(), [&] { return shape_str(A.shape()); }, {whole(A)},
+      [&](const Plan& p, const Inputs&) {
+        la::LU f = la::factor(p, A);
+        if (check)
+          la::check_info("lu_factor", f.info, A, A.ndim() > 2, la::singular_what,
+                         "Use linalg::lu_factor_ex to get the factors and info per matrix without an error.");
+        return std::array<Tensor, 3>{la::deliver(f.lu, A.dtype(), A.shape()),
+                                     la::deliver(f.pivots, int32, la::concat(batch, {f.n})),
+                                     check ? Tensor() : la::deliver(f.info, int32, batch)};
+      },
+      A.size(-1));
 }
 
-LUFactor lu_outputs(const Factored& r, const Tensor& A) {
-  const Shape batch = la::leading(A.shape(), 2);
-  return LUFactor{la::deliver(r.p, r.f.lu, A.dtype(), A.shape()),
-                  la::deliver(r.p, r.f.pivots, int32, la::concat(batch, {r.f.n}))};
-}
 }  // namespace
 
 LUFactor lu_factor(const Tensor& A) {
-  if (auto c = detail::autocast_inputs(OpId::lu_factor, {&A}))  // autocast: halves -> float32
-    return lu_factor((*c)[0]);
-  Factored r = lu_impl(A);
-  la::check_info("lu_factor", r.f.info, A, A.ndim() > 2, la::singular_what,
-                 "Use linalg::lu_factor_ex to get the factors and info per matrix without an error.");
-  LUFactor out = lu_outputs(r, A);
-  detail::record(r.p);
-  return out;
+  auto r = lu_run(A, true);
+  return LUFactor{r[0], r[1]};
 }
 
 LUFactorEx lu_factor_ex(const Tensor& A) {
-  if (auto c = detail::autocast_inputs(OpId::lu_factor, {&A}))  // autocast: halves -> float32
-    return lu_factor_ex((*c)[0]);
-  Factored r = lu_impl(A);
-  LUFactor lu = lu_outputs(r, A);
-  LUFactorEx out{lu.LU, lu.pivots, la::deliver(r.p, r.f.info, int32, la::leading(A.shape(), 2))};
-  detail::record(r.p);
-  return out;
+  auto r = lu_run(A, false);
+  return LUFactorEx{r[0], r[1], r[2]};
 }
 
-Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) {
-  if (auto c = detail::autocast_inputs(OpId::lu_solve, {&LU, &pivots, &B}))  // autocast: halves -> float32
-    return lu_solve((*c)[0], (*c)[1], (*c)[2]);
+Tensor lu_solve(const Tensor& LU0, const Tensor& pivots0, const Tensor& B0) {
+  detail::Dispatch d(OpId::lu_solve, {&LU0, &pivots0, &B0});
+  const Tensor& LU = d.tensor(0);
+  const Tensor& pivots = d.tensor(1);
+  const Tensor& B = d.tensor(2);
   const char* op = "lu_solve";
   la::check_floating(op, "LU", LU);
   la::check_floating(op, "B", B);
@@ -159,55 +164,57 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) {
     throw ShapeError(la::tag(op) + " pivots " + la::desc(pivots) + " must have shape LU.shape[:-1] = " +
                      shape_str(la::leading(LU.shape(), 1)) + " for LU " + la::desc(LU));
   const Rhs r = rhs_layout(op, LU, B);
-  Plan p = detail::plan_sized(OpId::lu_solve, dev, LU.dtype(), LU.size(-1),
-                              shape_str(LU.shape()) + " and " + shape_str(B.shape()));
-  // The factors are only read: copy them only when they need moving, converting or broadcasting.
-  la::LU f;
-  f.count = numel(la::leading(LU.shape(), 2));
-  f.n = n;
-  f.lu = la::read_copy(p, LU, LU.shape(), la::kernel_dtype(p), p.exec).view(Shape{f.count, n, n});
-  f.pivots = la::read_copy(p, pivots, pivots.shape(), int32, p.exec, /*cast_first=*/false).view(Shape{f.count, n});
-  Tensor x = solve_with(p, f, LU, B, r);
-  Tensor out = la::deliver(p, x, LU.dtype(), r.x_shape);
-  detail::record(p);
-  return out;
+  return d.run(
+      dev, LU.dtype(), [&] { return shape_str(LU.shape()) + " and " + shape_str(B.shape()); },
+      {whole(LU), whole(pivots), whole(B)},
+      [&](const Plan& p, const Inputs&) {
+        // The factors are only read: copy them only when they need moving, converting or broadcasting.
+        la::LU f;
+        f.count = numel(la::leading(LU.shape(), 2));
+        f.n = n;
+        f.lu = la::read_copy(p, LU, LU.shape(), la::kernel_dtype(p), p.exec).view(Shape{f.count, n, n});
+        f.pivots =
+            la::read_copy(p, pivots, pivots.shape(), int32, p.exec, /*cast_first=*/false).view(Shape{f.count, n});
+        return la::deliver(solve_with(p, f, LU, B, r), LU.dtype(), r.x_shape);
+      },
+      LU.size(-1));
 }
 
 namespace {
-struct Inverted { Plan p; Tensor inv, info; };
 
-Inverted inv_impl(const Tensor& A) {
+// inv and inv_ex: the inverse and info.
+std::array<Tensor, 2> inv_run(const Tensor& A0, bool check) {
+  detail::Dispatch d(OpId::inv, {&A0});
+  const Tensor& A = d.tensor(0);
   la::check_floating("inv", "A", A);
   const int64_t n = la::check_square("inv", "A", A);
-  Plan p = detail::plan_sized(OpId::inv, A.device(), A.dtype(), A.size(-1), shape_str(A.shape()));
-  la::LU f = la::factor(p, A);
-  // Solve against the identity, built in place on the exec device.
-  Tensor x = empty(Shape{f.count, n, n}, la::kernel_dtype(p), p.exec);
-  if (x.numel() > 0) {
-    p.backend->fill(x, 0);
-    p.backend->fill(Tensor(x.storage(), Shape{f.count, n}, Strides{n * n, n + 1}, x.offset(), x.dtype()), 1);
-    p.backend->lu_solve(f.lu, f.pivots, x);
-  }
-  return Inverted{p, x, f.info};
+  return d.run(
+      A.device(), A.dtype(), [&] { return shape_str(A.shape()); }, {whole(A)},
+      [&](const Plan& p, const Inputs&) {
+        la::LU f = la::factor(p, A);
+        // Solve against the identity, built in place on the exec device.
+        Tensor x = empty(Shape{f.count, n, n}, la::kernel_dtype(p), p.exec);
+        if (x.numel() > 0) {
+          p.backend->fill(x, 0);
+          p.backend->fill(Tensor(x.storage(), Shape{f.count, n}, Strides{n * n, n + 1}, x.offset(), x.dtype()), 1);
+          p.backend->lu_solve(f.lu, f.pivots, x);
+        }
+        if (check)
+          la::check_info("inv", f.info, A, A.ndim() > 2, la::singular_what,
+                         "Use linalg::inv_ex to get info per matrix without an error.");
+        return std::array<Tensor, 2>{la::deliver(x, A.dtype(), A.shape()),
+                                     check ? Tensor() : la::deliver(f.info, int32, la::leading(A.shape(), 2))};
+      },
+      A.size(-1));
 }
+
 }  // namespace
 
-Tensor inv(const Tensor& A) {
-  if (auto c = detail::autocast_inputs(OpId::inv, {&A})) return inv((*c)[0]);  // autocast: halves -> float32
-  Inverted r = inv_impl(A);
-  la::check_info("inv", r.info, A, A.ndim() > 2, la::singular_what,
-                 "Use linalg::inv_ex to get info per matrix without an error.");
-  Tensor out = la::deliver(r.p, r.inv, A.dtype(), A.shape());
-  detail::record(r.p);
-  return out;
-}
+Tensor inv(const Tensor& A) { return inv_run(A, true)[0]; }
 
 InvEx inv_ex(const Tensor& A) {
-  if (auto c = detail::autocast_inputs(OpId::inv, {&A})) return inv_ex((*c)[0]);  // autocast: halves -> float32
-  Inverted r = inv_impl(A);
-  InvEx out{la::deliver(r.p, r.inv, A.dtype(), A.shape()), la::deliver(r.p, r.info, int32, la::leading(A.shape(), 2))};
-  detail::record(r.p);
-  return out;
+  auto r = inv_run(A, false);
+  return InvEx{r[0], r[1]};
 }
 
 }  // namespace concord::linalg

@@ -55,7 +55,12 @@ Shape broadcast_batch(const char* op, const Shape& ba, const Tensor& a, const Sh
 
 Dtype kernel_dtype(const Plan& p) { return p.compute == float64 ? float64 : float32; }
 
-Device host_exec(const Plan& p) { return memory_space(p.exec) == MemorySpace::host ? p.exec : kCPU; }
+Device host_exec(const Plan& p) {
+  if (memory_space(p.exec) != MemorySpace::host)
+    throw NotImplementedError("[" + std::string(op_name(p.op)) + "] the " + std::string(p.backend->kind_name()) +
+                              " backend claims this op but it runs on host memory only; run it on cpu");
+  return p.exec;
+}
 
 namespace {
 Tensor move_to(const Plan& p, const Tensor& t, const Device& where, bool cast_first) {
@@ -93,10 +98,10 @@ Tensor new_info(const Plan& p, int64_t count, bool zero) {
   return info;
 }
 
-Tensor deliver(const Plan& p, const Tensor& out, Dtype dtype, const Shape& shape) {
+Tensor deliver(const Tensor& out, Dtype dtype, const Shape& shape) {
   Tensor r = out.view(shape);
   if (r.dtype() != dtype) r = r.to(dtype);  // rounded once, where the result is
-  return finish_output(p, r);
+  return r;
 }
 
 void check_info(const char* op, const Tensor& info, const Tensor& A, bool batched,

@@ -1,10 +1,10 @@
 // Shared steps of the linear algebra front ends (linalg*.cpp).
 //
-// Every op: validate -> plan(op) -> copy the operands ONCE to the plan's exec
-// device (the CPU on a fallback, for the whole batch) as fresh contiguous
-// [count, rows, cols] tensors in the kernel dtype (float32 or float64) ->
-// kernels work in place on those copies -> results rounded to the input dtype
-// and moved back once.
+// Every op is one dispatch (core/dispatch.h) whose body copies the operands
+// ONCE to the plan's exec device (the CPU on a fallback, for the whole batch)
+// as fresh contiguous [count, rows, cols] tensors in the kernel dtype
+// (float32 or float64), runs the kernels in place on those copies and rounds
+// the results to the input dtype; the dispatcher moves them back once.
 #pragma once
 
 #include <functional>
@@ -35,7 +35,9 @@ Shape broadcast_batch(const char* op, const Shape& ba, const Tensor& a, const Sh
 
 // float64 when the plan computes in float64, else float32 (halves widen).
 Dtype kernel_dtype(const Plan& p);
-// Where host-side steps (det, norms) run: the exec device when its memory is host memory.
+// Where host-side steps (det, norms) run: the exec device, whose memory must
+// be host memory (a backend with device memory must not claim these ops: the
+// dispatcher then runs them through the CPU fallback, and says so).
 Device host_exec(const Plan& p);
 
 // A fresh contiguous tensor of `shape` and dtype dt on `where`, holding t
@@ -53,8 +55,9 @@ Tensor as3(const Tensor& t, int64_t count, int64_t r, int64_t c);
 // Zero-filled int32 info [count] on p's exec device (for empty matrices no kernel runs).
 Tensor new_info(const Plan& p, int64_t count, bool zero);
 
-// The result for the caller: viewed as shape, rounded to dtype where it is, moved to p's device.
-Tensor deliver(const Plan& p, const Tensor& out, Dtype dtype, const Shape& shape);
+// The result for the caller: viewed as shape, rounded to dtype where it is
+// (the dispatcher moves it to the operands' device).
+Tensor deliver(const Tensor& out, Dtype dtype, const Shape& shape);
 
 // Throws LinAlgError for the first non-zero info (int32 [count] on any device):
 //   "[linalg.op] (batch element i) <what(k)>; A is float32[...] on cpu. <advice>"

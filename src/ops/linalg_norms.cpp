@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "backend/cpu/linalg_host.h"
-#include "concord/amp.h"
 #include "ops/linalg_common.h"
 
 namespace concord::linalg {
@@ -74,7 +73,10 @@ Tensor host_input(const Plan& p, const Tensor& x, const Layout& l, Dtype dt, boo
   return la::read_copy(p, v, shape, dt, host, /*cast_first=*/false);
 }
 
-Tensor vector_norm_impl(const char* op, OpId id, const Tensor& x, double ord, const Dims& dims, bool keepdim) {
+// d.tensor(0) is x after autocast.
+Tensor vector_norm_impl(detail::Dispatch& d, const char* op, const Tensor& x, double ord, const Dims& dims,
+                        bool keepdim) {
+  const OpId id = d.op();
   la::check_floating(op, id == OpId::vector_norm ? "x" : "A", x);
   if (std::isnan(ord))
     throw ValueError(la::tag(op) + " ord is NaN for " + la::desc(x) + "; pass a number, inf or -inf");
@@ -88,13 +90,13 @@ Tensor vector_norm_impl(const char* op, OpId id, const Tensor& x, double ord, co
   if (std::isinf(ord) && l.inner == 0 && l.outer > 0)
     throw ShapeError(la::tag(op) + " ord = " + ord_str(ord) + " over zero elements has no value (" + la::desc(x) +
                      ", dims " + shape_str(dims) + "); use another ord or reduce a non-empty dim");
-  Plan p = detail::plan(id, x.device(), x.dtype(), shape_str(x.shape()));
-  Tensor in = host_input(p, xs, l, x.dtype(), false).view(Shape{l.outer, l.inner});
-  Tensor out = empty(Shape{l.outer}, x.dtype(), in.device());
-  if (l.outer > 0) detail::cpu::vector_norm_rows(in, ord, out);
-  Tensor r = la::deliver(p, out, x.dtype(), l.out_shape);
-  detail::record(p);
-  return r;
+  return d.run(x.device(), x.dtype(), [&] { return shape_str(x.shape()); }, {detail::Arg(xs, detail::Prep::none)},
+               [&](const Plan& p, const detail::Inputs&) {
+                 Tensor in = host_input(p, xs, l, x.dtype(), false).view(Shape{l.outer, l.inner});
+                 Tensor out = empty(Shape{l.outer}, x.dtype(), in.device());
+                 if (l.outer > 0) detail::cpu::vector_norm_rows(in, ord, out);
+                 return la::deliver(out, x.dtype(), l.out_shape);
+               });
 }
 
 // The two matrix dims of A, wrapped and distinct.
@@ -115,7 +117,7 @@ std::vector<bool> matrix_dims(const Tensor& A, const Dims& dims) {
 }
 
 // matrix_norm for the orders other than "fro": rows and columns in the order of dims.
-Tensor matrix_norm_impl(const Tensor& A, double ord, bool nuc, const Dims& dims, bool keepdim) {
+Tensor matrix_norm_impl(detail::Dispatch& d, const Tensor& A, double ord, bool nuc, const Dims& dims, bool keepdim) {
   const char* op = "matrix_norm";
   la::check_floating(op, "A", A);
   const std::vector<bool> red = matrix_dims(A, dims);
@@ -130,61 +132,60 @@ Tensor matrix_norm_impl(const Tensor& A, double ord, bool nuc, const Dims& dims,
   if (empty_extreme && l.outer > 0)
     throw ShapeError(la::tag(op) + " ord = " + (nuc ? std::string("nuc") : ord_str(ord)) + " of an empty matrix " +
                      la::desc(A) + " has no value (a max or min over zero elements)");
-  Plan p = detail::plan(OpId::matrix_norm, A.device(), A.dtype(), shape_str(A.shape()));
-  Tensor out;
-  if (!svd) {
-    Tensor in = host_input(p, A, l, A.dtype(), false).view(Shape{l.outer, r, c});
-    out = empty(Shape{l.outer}, A.dtype(), in.device());
-    if (l.outer > 0) detail::cpu::matrix_abs_sum_norm(in, ord, out);
-  } else {
-    // gesdd overwrites its input: a fresh copy in the kernel dtype.
-    const Dtype kd = la::kernel_dtype(p);
-    Tensor in = host_input(p, A, l, kd, true).view(Shape{l.outer, r, c});
-    Tensor s = empty(Shape{l.outer, k}, kd, in.device());
-    if (l.outer > 0 && k > 0) detail::cpu::singular_values(in, s);
-    // Reduce the singular values on the host with the vector-norm loops:
-    // nuc = sum (ord 1), 2 = max (ord inf), -2 = min (ord -inf).
-    out = empty(Shape{l.outer}, kd, in.device());
-    const double vord = nuc ? 1.0 : (ord > 0 ? INFINITY : -INFINITY);
-    if (l.outer > 0) detail::cpu::vector_norm_rows(s, vord, out);
-  }
-  Tensor res = la::deliver(p, out, A.dtype(), l.out_shape);
-  detail::record(p);
-  return res;
+  return d.run(A.device(), A.dtype(), [&] { return shape_str(A.shape()); }, {detail::Arg(A, detail::Prep::none)},
+               [&](const Plan& p, const detail::Inputs&) {
+                 Tensor out;
+                 if (!svd) {
+                   Tensor in = host_input(p, A, l, A.dtype(), false).view(Shape{l.outer, r, c});
+                   out = empty(Shape{l.outer}, A.dtype(), in.device());
+                   if (l.outer > 0) detail::cpu::matrix_abs_sum_norm(in, ord, out);
+                 } else {
+                   // gesdd overwrites its input: a fresh copy in the kernel dtype.
+                   const Dtype kd = la::kernel_dtype(p);
+                   Tensor in = host_input(p, A, l, kd, true).view(Shape{l.outer, r, c});
+                   Tensor s = empty(Shape{l.outer, k}, kd, in.device());
+                   if (l.outer > 0 && k > 0) detail::cpu::singular_values(in, s);
+                   // Reduce the singular values on the host with the vector-norm loops:
+                   // nuc = sum (ord 1), 2 = max (ord inf), -2 = min (ord -inf).
+                   out = empty(Shape{l.outer}, kd, in.device());
+                   const double vord = nuc ? 1.0 : (ord > 0 ? INFINITY : -INFINITY);
+                   if (l.outer > 0) detail::cpu::vector_norm_rows(s, vord, out);
+                 }
+                 return la::deliver(out, A.dtype(), l.out_shape);
+               });
 }
 
 }  // namespace
 
 Tensor vector_norm(const Tensor& x, double ord, Dims dims, bool keepdim) {
-  if (auto c = detail::autocast_inputs(OpId::vector_norm, {&x}))  // autocast: halves -> float32
-    return vector_norm((*c)[0], ord, dims, keepdim);
-  return vector_norm_impl("vector_norm", OpId::vector_norm, x, ord, dims, keepdim);
+  detail::Dispatch d(OpId::vector_norm, {&x});
+  return vector_norm_impl(d, "vector_norm", d.tensor(0), ord, dims, keepdim);
 }
 
-Tensor matrix_norm(const Tensor& A, std::string_view ord, Dims dims, bool keepdim) {
-  if (auto c = detail::autocast_inputs(OpId::matrix_norm, {&A}))  // autocast: halves -> float32
-    return matrix_norm((*c)[0], ord, dims, keepdim);
+Tensor matrix_norm(const Tensor& A0, std::string_view ord, Dims dims, bool keepdim) {
+  detail::Dispatch d(OpId::matrix_norm, {&A0});
+  const Tensor& A = d.tensor(0);
   if (ord == "fro") {
     la::check_floating("matrix_norm", "A", A);
     const std::vector<bool> red = matrix_dims(A, dims);
     Dims both;
-    for (int64_t d = 0; d < A.ndim(); ++d)
-      if (red[static_cast<size_t>(d)]) both.push_back(d);
-    return vector_norm_impl("matrix_norm", OpId::matrix_norm, A, 2.0, both, keepdim);
+    for (int64_t i = 0; i < A.ndim(); ++i)
+      if (red[static_cast<size_t>(i)]) both.push_back(i);
+    return vector_norm_impl(d, "matrix_norm", A, 2.0, both, keepdim);
   }
-  if (ord == "nuc") return matrix_norm_impl(A, 0, true, dims, keepdim);
+  if (ord == "nuc") return matrix_norm_impl(d, A, 0, true, dims, keepdim);
   throw ValueError("[linalg.matrix_norm] ord \"" + std::string(ord) +
                    "\" is not a matrix norm; use \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf");
 }
 
-Tensor matrix_norm(const Tensor& A, double ord, Dims dims, bool keepdim) {
-  if (auto c = detail::autocast_inputs(OpId::matrix_norm, {&A}))  // autocast: halves -> float32
-    return matrix_norm((*c)[0], ord, dims, keepdim);
+Tensor matrix_norm(const Tensor& A0, double ord, Dims dims, bool keepdim) {
+  detail::Dispatch d(OpId::matrix_norm, {&A0});
+  const Tensor& A = d.tensor(0);
   const double a = std::fabs(ord);
   if (!(a == 1 || a == 2 || std::isinf(a)))
     throw ValueError("[linalg.matrix_norm] ord = " + ord_str(ord) + " is not a matrix norm for " + la::desc(A) +
                      "; use 1, -1, 2, -2, inf, -inf, \"fro\" or \"nuc\" (vector_norm takes any p)");
-  return matrix_norm_impl(A, ord, false, dims, keepdim);
+  return matrix_norm_impl(d, A, ord, false, dims, keepdim);
 }
 
 }  // namespace concord::linalg

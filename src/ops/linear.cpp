@@ -9,12 +9,12 @@
 #include <string>
 #include <utility>
 
-#include "concord/amp.h"
 #include "concord/ops.h"
 #include "core/dispatch.h"
 
 namespace concord {
 
+using detail::Arg;
 using detail::Plan;
 
 namespace {
@@ -74,7 +74,7 @@ Tensor batch3(const Tensor& t, int64_t batch, int64_t bstride) {
 // Runs the kernel over a [..., M, K] and b [..., K, N] that already have the
 // same (broadcast) batch dims; out is contiguous [..., M, N]. Batch dims that
 // cannot be merged into one stride are looped over here.
-void run_batched(Plan& p, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
+void run_batched(const Plan& p, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
   const int64_t nb = a.ndim() - 2;
   int64_t sa = 0, sb = 0;
   if (merge_batch(a, nb, &sa) && merge_batch(b, nb, &sb)) {
@@ -96,44 +96,38 @@ struct Addend {
   Scalar beta = 0, alpha = 1;
 };
 
-// The shared tail of every op: plan, move/cast the operands, then views(x, y)
-// gives x as [..., M, K] and y as [..., K, N] with equal batch dims (built
-// after the move so that a fallback copies only the real elements).
+// The shared tail of every op: the dispatcher moves/casts the operands, then
+// views(x, y) gives x as [..., M, K] and y as [..., K, N] with equal batch
+// dims (built after the move so that a fallback copies only the real elements).
 template <class Views>
-Tensor multiply(OpId op, const Device& dev, const Tensor& a, const Tensor& b, Shape out_shape, Views views,
+Tensor multiply(detail::Dispatch& d, const Device& dev, const Tensor& a, const Tensor& b, Shape out_shape, Views views,
                 const Addend& add = {}) {
-  const std::string shapes = add.input ? shape_str(add.input->shape()) + ", " + pair_str(a, b) : pair_str(a, b);
-  Plan p = detail::plan(op, dev, detail::autocast_dtype(op, dev, a.dtype()), shapes);
-  const auto [x, y] = views(detail::prepare_input(p, a), detail::prepare_input(p, b));
-  Shape full = x.shape();
-  full.back() = y.size(-1);
-  Tensor out = empty(full, p.compute, p.exec);
-  // beta = 0 never reads input (NaN in it must not show), so out is not filled.
+  static const Tensor kNone;
+  // beta = 0 never reads input (NaN in it must not show), so it is neither moved nor copied.
   const bool use_input = add.input && !is_zero(add.beta);
-  if (out.numel() > 0) {
-    if (use_input) p.backend->copy(detail::prepare_input(p, *add.input).expand(full), out);
-    run_batched(p, x, y, out, add.alpha, use_input ? add.beta : Scalar(0));
-  }
-  out = detail::finish_output(p, out.view(std::move(out_shape)));
-  detail::record(p);
-  return out;
+  const Tensor& addend = use_input ? *add.input : kNone;
+  auto describe = [&] { return add.input ? shape_str(add.input->shape()) + ", " + pair_str(a, b) : pair_str(a, b); };
+  return d.run(dev, a.dtype(), describe, {Arg(a), Arg(b), Arg(addend)}, [&](const Plan& p, const detail::Inputs& in) {
+    const auto [x, y] = views(in[0], in[1]);
+    Shape full = x.shape();
+    full.back() = y.size(-1);
+    Tensor out = empty(full, p.compute, p.exec);
+    if (out.numel() > 0) {
+      if (use_input) p.backend->copy(in[2].expand(full), out);
+      run_batched(p, x, y, out, add.alpha, use_input ? add.beta : Scalar(0));
+    }
+    return out.view(std::move(out_shape));
+  });
 }
 
 using Pair = std::pair<Tensor, Tensor>;
 
-// Inside an autocast scope each float32 operand goes to the lower dtype on its
-// own, before the checks (as PyTorch): a bfloat16 activation meets a float32
-// weight in the next layer. Outside a scope this is one thread-local read.
-#define CONCORD_AUTOCAST(op, fn, ...)                                         \
-  if (auto cast_ = detail::autocast_inputs(OpId::op, {__VA_ARGS__})) {       \
-    const auto& c_ = *cast_;                                                 \
-    return fn;                                                               \
-  }
-
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  CONCORD_AUTOCAST(matmul, matmul(c_[0], c_[1]), &a, &b)
+Tensor matmul(const Tensor& a0, const Tensor& b0) {
+  detail::Dispatch d(OpId::matmul, {&a0, &b0});
+  const Tensor& a = d.tensor(0);
+  const Tensor& b = d.tensor(1);
   const Device dev = check_operands("matmul", a, b);
   if (a.ndim() == 0 || b.ndim() == 0)
     throw ShapeError("[matmul] both operands need at least 1 dim, got " + detail::describe(a) + " and " +
@@ -157,22 +151,26 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   eb.push_back(K); eb.push_back(N);
   if (a.ndim() > 1) out_shape.push_back(M);
   if (b.ndim() > 1) out_shape.push_back(N);
-  return multiply(OpId::matmul, dev, a, b, std::move(out_shape), [&](const Tensor& x, const Tensor& y) {
+  return multiply(d, dev, a, b, std::move(out_shape), [&](const Tensor& x, const Tensor& y) {
     return Pair((x.ndim() == 1 ? x.unsqueeze(0) : x).expand(ea), (y.ndim() == 1 ? y.unsqueeze(1) : y).expand(eb));
   });
 }
 
-Tensor mm(const Tensor& a, const Tensor& b) {
-  CONCORD_AUTOCAST(mm, mm(c_[0], c_[1]), &a, &b)
+Tensor mm(const Tensor& a0, const Tensor& b0) {
+  detail::Dispatch d(OpId::mm, {&a0, &b0});
+  const Tensor& a = d.tensor(0);
+  const Tensor& b = d.tensor(1);
   const Device dev = check_operands("mm", a, b);
   if (a.ndim() != 2 || b.ndim() != 2) rank_error("mm", "two 2-D tensors [n, k] and [k, m]", a, b);
   if (a.size(1) != b.size(0)) mismatch("mm", a, b, a.size(1), b.size(0));
-  return multiply(OpId::mm, dev, a, b, Shape{a.size(0), b.size(1)},
+  return multiply(d, dev, a, b, Shape{a.size(0), b.size(1)},
                   [](const Tensor& x, const Tensor& y) { return Pair(x, y); });
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  CONCORD_AUTOCAST(bmm, bmm(c_[0], c_[1]), &a, &b)
+Tensor bmm(const Tensor& a0, const Tensor& b0) {
+  detail::Dispatch d(OpId::bmm, {&a0, &b0});
+  const Tensor& a = d.tensor(0);
+  const Tensor& b = d.tensor(1);
   const Device dev = check_operands("bmm", a, b);
   if (a.ndim() != 3 || b.ndim() != 3) rank_error("bmm", "two 3-D tensors [b, n, k] and [b, k, m]", a, b);
   if (a.size(0) != b.size(0))
@@ -180,35 +178,43 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                      std::to_string(b.size(0)) + ") for " + std::string(name(a.dtype())) + " on " + dev.str() +
                      "; bmm does not broadcast, use matmul() to broadcast batch dims");
   if (a.size(2) != b.size(1)) mismatch("bmm", a, b, a.size(2), b.size(1));
-  return multiply(OpId::bmm, dev, a, b, Shape{a.size(0), a.size(1), b.size(2)},
+  return multiply(d, dev, a, b, Shape{a.size(0), a.size(1), b.size(2)},
                   [](const Tensor& x, const Tensor& y) { return Pair(x, y); });
 }
 
-Tensor mv(const Tensor& a, const Tensor& v) {
-  CONCORD_AUTOCAST(mv, mv(c_[0], c_[1]), &a, &v)
+Tensor mv(const Tensor& a0, const Tensor& v0) {
+  detail::Dispatch d(OpId::mv, {&a0, &v0});
+  const Tensor& a = d.tensor(0);
+  const Tensor& v = d.tensor(1);
   const Device dev = check_operands("mv", a, v);
   if (a.ndim() != 2 || v.ndim() != 1) rank_error("mv", "a 2-D matrix [n, k] and a 1-D vector [k]", a, v);
   if (a.size(1) != v.size(0)) mismatch("mv", a, v, a.size(1), v.size(0));
-  return multiply(OpId::mv, dev, a, v, Shape{a.size(0)},
+  return multiply(d, dev, a, v, Shape{a.size(0)},
                   [](const Tensor& x, const Tensor& y) { return Pair(x, y.unsqueeze(1)); });
 }
 
-Tensor dot(const Tensor& a, const Tensor& b) {
+Tensor dot(const Tensor& a0, const Tensor& b0) {
+  detail::Dispatch d(OpId::dot, {&a0, &b0});
+  const Tensor& a = d.tensor(0);
+  const Tensor& b = d.tensor(1);
   const Device dev = check_operands("dot", a, b);
   if (a.ndim() != 1 || b.ndim() != 1) rank_error("dot", "two 1-D tensors", a, b);
   if (a.size(0) != b.size(0))
     throw ShapeError("[dot] vectors of different lengths: " + pair_str(a, b) + " (" + std::to_string(a.size(0)) +
                      " != " + std::to_string(b.size(0)) + ") for " + std::string(name(a.dtype())) + " on " + dev.str() +
                      "; both need the same number of elements");
-  return multiply(OpId::dot, dev, a, b, Shape{},
+  return multiply(d, dev, a, b, Shape{},
                   [](const Tensor& x, const Tensor& y) { return Pair(x.unsqueeze(0), y.unsqueeze(1)); });
 }
 
-Tensor outer(const Tensor& a, const Tensor& b) {
+Tensor outer(const Tensor& a0, const Tensor& b0) {
+  detail::Dispatch d(OpId::outer, {&a0, &b0});
+  const Tensor& a = d.tensor(0);
+  const Tensor& b = d.tensor(1);
   const Device dev = check_operands("outer", a, b);
   if (a.ndim() != 1 || b.ndim() != 1) rank_error("outer", "two 1-D tensors [n] and [m]", a, b);
   // A product with k = 1: each element is one rounded multiplication.
-  return multiply(OpId::outer, dev, a, b, Shape{a.size(0), b.size(0)},
+  return multiply(d, dev, a, b, Shape{a.size(0), b.size(0)},
                   [](const Tensor& x, const Tensor& y) { return Pair(x.unsqueeze(1), y.unsqueeze(0)); });
 }
 
@@ -252,19 +258,25 @@ void check_broadcast(const char* op, const Tensor& input, const Shape& to, const
 
 }  // namespace
 
-Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
-  CONCORD_AUTOCAST(addmm, addmm(c_[0], c_[1], c_[2], beta, alpha), &input, &mat1, &mat2)
+Tensor addmm(const Tensor& input_in, const Tensor& mat1_in, const Tensor& mat2_in, Scalar beta, Scalar alpha) {
+  detail::Dispatch d(OpId::addmm, {&input_in, &mat1_in, &mat2_in});
+  const Tensor& input = d.tensor(0);
+  const Tensor& mat1 = d.tensor(1);
+  const Tensor& mat2 = d.tensor(2);
   const Device dev = check_addend("addmm", input, mat1, mat2, beta, alpha);
   if (mat1.ndim() != 2 || mat2.ndim() != 2) rank_error("addmm", "two 2-D matrices [n, k] and [k, m]", mat1, mat2);
   if (mat1.size(1) != mat2.size(0)) mismatch("addmm", mat1, mat2, mat1.size(1), mat2.size(0));
   Shape out_shape{mat1.size(0), mat2.size(1)};
   check_broadcast("addmm", input, out_shape, mat1, mat2);
-  return multiply(OpId::addmm, dev, mat1, mat2, std::move(out_shape),
+  return multiply(d, dev, mat1, mat2, std::move(out_shape),
                   [](const Tensor& x, const Tensor& y) { return Pair(x, y); }, {&input, beta, alpha});
 }
 
-Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) {
-  CONCORD_AUTOCAST(baddbmm, baddbmm(c_[0], c_[1], c_[2], beta, alpha), &input, &batch1, &batch2)
+Tensor baddbmm(const Tensor& input_in, const Tensor& batch1_in, const Tensor& batch2_in, Scalar beta, Scalar alpha) {
+  detail::Dispatch d(OpId::baddbmm, {&input_in, &batch1_in, &batch2_in});
+  const Tensor& input = d.tensor(0);
+  const Tensor& batch1 = d.tensor(1);
+  const Tensor& batch2 = d.tensor(2);
   const Device dev = check_addend("baddbmm", input, batch1, batch2, beta, alpha);
   if (batch1.ndim() != 3 || batch2.ndim() != 3)
     rank_error("baddbmm", "two 3-D tensors [b, n, k] and [b, k, m]", batch1, batch2);
@@ -275,12 +287,15 @@ Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, 
   if (batch1.size(2) != batch2.size(1)) mismatch("baddbmm", batch1, batch2, batch1.size(2), batch2.size(1));
   Shape out_shape{batch1.size(0), batch1.size(1), batch2.size(2)};
   check_broadcast("baddbmm", input, out_shape, batch1, batch2);
-  return multiply(OpId::baddbmm, dev, batch1, batch2, std::move(out_shape),
+  return multiply(d, dev, batch1, batch2, std::move(out_shape),
                   [](const Tensor& x, const Tensor& y) { return Pair(x, y); }, {&input, beta, alpha});
 }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  CONCORD_AUTOCAST(linear, linear(c_[0], c_[1], c_[2]), &x, &weight, &bias)
+Tensor linear(const Tensor& x0, const Tensor& weight_in, const Tensor& bias_in) {
+  detail::Dispatch d(OpId::linear, {&x0, &weight_in, &bias_in});
+  const Tensor& x = d.tensor(0);
+  const Tensor& weight = d.tensor(1);
+  const Tensor& bias = d.tensor(2);
   if (!x.defined() || !weight.defined())
     throw ValueError("[linear] the input or the weight is undefined (default-constructed); create it first");
   const Device dev = detail::common_device("linear", {&x, &weight, &bias});
@@ -302,7 +317,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // CPU kernel turns a contiguous x into one tall product [batch·M, in] x [in, out].
   Shape out_shape(x.shape().begin(), x.shape().end() - 1);
   out_shape.push_back(weight.size(0));
-  return multiply(OpId::linear, dev, x, weight, std::move(out_shape),
+  return multiply(d, dev, x, weight, std::move(out_shape),
                   [](const Tensor& a, const Tensor& w) {
                     Tensor a2 = a.ndim() == 1 ? a.unsqueeze(0) : a;
                     Shape eb(a2.shape().begin(), a2.shape().end() - 2);

@@ -82,28 +82,28 @@ Tensor draw(OpId op, const Shape& shape, Dtype dtype, const Device& device, std:
                      std::to_string(high) + " for " + std::string(name(dtype)) + shape_str(shape) + " on " +
                      device.str() + "; the range is [low, high), so high must exceed low");
 
-  Plan p = detail::plan(op, device, dtype, shape_str(shape));
-  if (op == OpId::randint) {
-    // Checked against the dtype the numbers are made in (float32 after a float64 downcast).
-    int64_t lo = 0, hi = 0;
-    exact_int_range(p.compute, &lo, &hi);
-    if (low < lo || high - 1 > hi) {
-      std::string made = p.compute == dtype ? "" : " (computed as " + std::string(name(p.compute)) + " on " + device.str() + ")";
-      throw ValueError("[randint] range [" + std::to_string(low) + ", " + std::to_string(high) + ") does not fit " +
-                       std::string(name(dtype)) + made + ", which holds the integers " + std::to_string(lo) + " to " +
-                       std::to_string(hi) + " exactly; shape " + shape_str(shape) + " on " + device.str() +
-                       ". Narrow the range or use a wider dtype such as int64");
+  detail::Dispatch d(op);
+  return d.run(device, dtype, [&] { return shape_str(shape); }, {}, [&](const Plan& p, const detail::Inputs&) {
+    if (op == OpId::randint) {
+      // Checked against the dtype the numbers are made in (float32 after a float64 downcast).
+      int64_t lo = 0, hi = 0;
+      exact_int_range(p.compute, &lo, &hi);
+      if (low < lo || high - 1 > hi) {
+        std::string made =
+            p.compute == dtype ? "" : " (computed as " + std::string(name(p.compute)) + " on " + device.str() + ")";
+        throw ValueError("[randint] range [" + std::to_string(low) + ", " + std::to_string(high) + ") does not fit " +
+                         std::string(name(dtype)) + made + ", which holds the integers " + std::to_string(lo) + " to " +
+                         std::to_string(hi) + " exactly; shape " + shape_str(shape) + " on " + device.str() +
+                         ". Narrow the range or use a wider dtype such as int64");
+      }
     }
-  }
-
-  Tensor out = empty(shape, p.compute, p.exec);
-  if (out.numel() > 0) {
-    const Stream s = reserve(seed, out.numel());
-    p.backend->random(op, out, s.seed, s.offset, low, high);
-  }
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out;
+    Tensor out = empty(shape, p.compute, p.exec);
+    if (out.numel() > 0) {
+      const Stream s = reserve(seed, out.numel());
+      p.backend->random(op, out, s.seed, s.offset, low, high);
+    }
+    return out;
+  });
 }
 
 }  // namespace

@@ -56,28 +56,26 @@ ReduceDims reduce_dims(const char* op, const Tensor& x, const Dims& dims, bool k
   return r;
 }
 
-Tensor run_reduce(OpId op, const Tensor& x, const Dims& dims, bool keepdim, Dtype dtype, std::optional<Dtype> out_dtype,
+Tensor run_reduce(Dispatch& d, const Dims& dims, bool keepdim, Dtype dtype, std::optional<Dtype> out_dtype,
                   const ReduceArgs& args, EmptyRule on_empty) {
-  const std::string opn(op_name(op));
-  const Device dev = common_device(opn.c_str(), {&x});
-  ReduceDims rd = reduce_dims(opn.c_str(), x, dims, keepdim);
-  Plan p = plan(op, dev, dtype, describe(x));
-  const Dtype kdtype = out_dtype ? *out_dtype : p.compute;
-  if (rd.count == 0) {
-    if (!on_empty.has_identity)
-      throw ShapeError("[" + opn + "] of " + describe_on(x) + " over dims " + shape_str(rd.dims) +
-                       " reduces 0 elements, and " + opn + " has no identity; reduce over non-empty dims "
-                       "(check numel() first)");
-    Tensor r = full(rd.out_shape, on_empty.value, kdtype, dev);
-    record(p);
-    return r;
-  }
-  Tensor xin = prepare_input(p, rd.x);
-  Tensor out = empty(rd.keep_shape, kdtype, p.exec);
-  if (out.numel() > 0) p.backend->reduce(op, xin, rd.dims, out, args);
-  out = finish_output(p, out);
-  record(p);
-  return out.view(rd.out_shape);
+  const Tensor& x = d.tensor(0);
+  const OpId op = d.op();
+  const char* opn = op_name(op).data();
+  const Device dev = common_device(opn, {&x});
+  const ReduceDims rd = reduce_dims(opn, x, dims, keepdim);
+  return d.run(dev, dtype, [&] { return describe(x); }, {Arg(rd.x)}, [&](const Plan& p, const Inputs& in) {
+    Tensor out = empty(rd.keep_shape, out_dtype ? *out_dtype : p.compute, p.exec);
+    if (rd.count == 0) {
+      if (!on_empty.has_identity)
+        throw ShapeError("[" + std::string(opn) + "] of " + describe_on(x) + " over dims " + shape_str(rd.dims) +
+                         " reduces 0 elements, and " + opn + " has no identity; reduce over non-empty dims "
+                         "(check numel() first)");
+      if (out.numel() > 0) p.backend->fill(out, on_empty.value);
+    } else if (out.numel() > 0) {
+      p.backend->reduce(op, in[0], rd.dims, out, args);
+    }
+    return out.view(rd.out_shape);
+  });
 }
 
 }  // namespace detail
@@ -94,16 +92,19 @@ Dtype int_widened(const Tensor& x, std::optional<Dtype> dtype) {
 }
 
 // Orderings are defined on numbers; bool compares as uint8 and converts back.
-Tensor extreme(OpId op, const Tensor& x, Dims dims, bool keepdim) {
-  const bool is_bool = x.dtype() == bool_;
-  Tensor r = detail::run_reduce(op, x, dims, keepdim, is_bool ? uint8 : x.dtype(), std::nullopt, {},
+Tensor extreme(OpId op, const Tensor& x0, Dims dims, bool keepdim) {
+  detail::Dispatch d(op, {&x0});
+  const bool is_bool = d.tensor(0).dtype() == bool_;
+  Tensor r = detail::run_reduce(d, dims, keepdim, is_bool ? uint8 : d.tensor(0).dtype(), std::nullopt, {},
                                 EmptyRule::error());
   return is_bool ? r.to(bool_) : r;
 }
 
-Tensor arg_extreme(OpId op, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  const std::string opn(op_name(op));
-  const Device dev = detail::common_device(opn.c_str(), {&x});
+Tensor arg_extreme(OpId op, const Tensor& x0, std::optional<int64_t> dim, bool keepdim) {
+  detail::Dispatch disp(op, {&x0});
+  const Tensor& x = disp.tensor(0);
+  const char* opn = op_name(op).data();
+  const Device dev = detail::common_device(opn, {&x});
   Tensor xs;
   int64_t d = 0;
   Shape out_shape;
@@ -111,7 +112,7 @@ Tensor arg_extreme(OpId op, const Tensor& x, std::optional<int64_t> dim, bool ke
     xs = detail::as_1d(x).reshape(Shape{-1});  // flat index over the row-major order
     if (keepdim) out_shape = Shape(static_cast<size_t>(x.ndim()), 1);
   } else {
-    d = wrap_dim(*dim, x.ndim(), opn.c_str());
+    d = wrap_dim(*dim, x.ndim(), opn);
     xs = detail::as_1d(x);
     if (x.ndim() > 0) {
       out_shape = x.shape();
@@ -120,31 +121,30 @@ Tensor arg_extreme(OpId op, const Tensor& x, std::optional<int64_t> dim, bool ke
     }
   }
   const Dtype t = x.dtype() == bool_ ? uint8 : x.dtype();
-  detail::Plan p = detail::plan(op, dev, t, detail::describe(x));
-  if (xs.shape()[d] == 0)
-    throw ShapeError("[" + opn + "] of " + detail::describe_on(x) + (dim ? " along dim " + std::to_string(d) : "") +
-                     " reduces 0 elements, and " + opn + " has no identity; reduce over a non-empty dim "
-                     "(check numel() first)");
-  Tensor xin = detail::prepare_input(p, xs);
-  Shape keep = xs.shape();
-  keep[d] = 1;
-  Tensor out = empty(keep, int64, p.exec);
-  if (out.numel() > 0) p.backend->arg_reduce(op, xin, d, out);
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out.view(out_shape);
+  return disp.run(dev, t, [&] { return detail::describe(x); }, {detail::Arg(xs)},
+                  [&](const detail::Plan& p, const detail::Inputs& in) {
+                    if (xs.shape()[d] == 0)
+                      throw ShapeError("[" + std::string(opn) + "] of " + detail::describe_on(x) +
+                                       (dim ? " along dim " + std::to_string(d) : "") + " reduces 0 elements, and " +
+                                       opn + " has no identity; reduce over a non-empty dim (check numel() first)");
+                    Shape keep = xs.shape();
+                    keep[d] = 1;
+                    Tensor out = empty(keep, int64, p.exec);
+                    if (out.numel() > 0) p.backend->arg_reduce(op, in[0], d, out);
+                    return out.view(out_shape);
+                  });
 }
 
 }  // namespace
 
 Tensor sum(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype) {
-  const Dtype t = dtype ? *dtype : detail::autocast_dtype(OpId::sum, x.device(), int_widened(x, dtype));
-  return detail::run_reduce(OpId::sum, x, dims, keepdim, t, std::nullopt, {}, EmptyRule::identity(0));
+  detail::Dispatch d(OpId::sum, {&x}, dtype.has_value());
+  return detail::run_reduce(d, dims, keepdim, int_widened(d.tensor(0), dtype), std::nullopt, {}, EmptyRule::identity(0));
 }
 
 Tensor prod(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype) {
-  const Dtype t = dtype ? *dtype : detail::autocast_dtype(OpId::prod, x.device(), int_widened(x, dtype));
-  return detail::run_reduce(OpId::prod, x, dims, keepdim, t, std::nullopt, {}, EmptyRule::identity(1));
+  detail::Dispatch d(OpId::prod, {&x}, dtype.has_value());
+  return detail::run_reduce(d, dims, keepdim, int_widened(d.tensor(0), dtype), std::nullopt, {}, EmptyRule::identity(1));
 }
 
 Tensor mean(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype) {
@@ -152,7 +152,8 @@ Tensor mean(const Tensor& x, Dims dims, bool keepdim, std::optional<Dtype> dtype
     throw DtypeError("[mean] could not infer the output dtype of " + detail::describe_on(x) +
                      ": mean needs a floating input. Pass dtype=float32 (mean(x, dims, keepdim, concord::float32)) "
                      "or convert with x.to(concord::float32)");
-  return detail::run_reduce(OpId::mean, x, dims, keepdim, dtype ? *dtype : x.dtype(), std::nullopt, {},
+  detail::Dispatch d(OpId::mean, {&x}, dtype.has_value());
+  return detail::run_reduce(d, dims, keepdim, dtype ? *dtype : x.dtype(), std::nullopt, {},
                             EmptyRule::identity(std::numeric_limits<double>::quiet_NaN()));
 }
 
@@ -175,11 +176,13 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { retur
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_extreme(OpId::argmin, x, dim, keepdim); }
 
 Tensor all(const Tensor& x, Dims dims, bool keepdim) {
-  return detail::run_reduce(OpId::all, x, dims, keepdim, x.dtype(), bool_, {}, EmptyRule::identity(true));
+  detail::Dispatch d(OpId::all, {&x});
+  return detail::run_reduce(d, dims, keepdim, x.dtype(), bool_, {}, EmptyRule::identity(true));
 }
 
 Tensor any(const Tensor& x, Dims dims, bool keepdim) {
-  return detail::run_reduce(OpId::any, x, dims, keepdim, x.dtype(), bool_, {}, EmptyRule::identity(false));
+  detail::Dispatch d(OpId::any, {&x});
+  return detail::run_reduce(d, dims, keepdim, x.dtype(), bool_, {}, EmptyRule::identity(false));
 }
 
 }  // namespace concord

@@ -29,10 +29,11 @@ struct EmptyRule {
   static EmptyRule error() { return {false, Scalar(0)}; }
 };
 
-// Validate -> plan(op, dtype) -> cast input -> Backend::reduce -> record.
-// out_dtype: the kernel's output dtype when fixed (bool for all/any); by default
-// the plan's compute dtype.
-Tensor run_reduce(OpId op, const Tensor& x, const Dims& dims, bool keepdim, Dtype dtype, std::optional<Dtype> out_dtype,
+// Every reduction over dims: resolves the dims, then runs Backend::reduce
+// through d (d.tensor(0) is x after autocast). dtype: the dtype it runs in;
+// out_dtype: the kernel's output dtype when fixed (bool for all/any), by
+// default the plan's compute dtype.
+Tensor run_reduce(Dispatch& d, const Dims& dims, bool keepdim, Dtype dtype, std::optional<Dtype> out_dtype,
                   const ReduceArgs& args, EmptyRule on_empty);
 
 // A 0-dim tensor as a 1-element 1-d view (same storage); other tensors unchanged.

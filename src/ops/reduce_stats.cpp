@@ -16,20 +16,20 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Validate dim -> plan(op, dtype) -> Backend::scan_op (same shape out) -> record.
-Tensor run_scan(OpId op, const Tensor& x, int64_t dim, Dtype dtype) {
-  const std::string opn(op_name(op));
-  const Device dev = detail::common_device(opn.c_str(), {&x});
-  int64_t d = wrap_dim(dim, x.ndim(), opn.c_str());
-  detail::Plan p = detail::plan(op, dev, dtype, detail::describe(x));
+// Ops along one dim with an output of the input's shape (Backend::scan_op).
+Tensor run_scan(detail::Dispatch& disp, int64_t dim, Dtype dtype) {
+  const Tensor& x = disp.tensor(0);
+  const char* opn = op_name(disp.op()).data();
+  const Device dev = detail::common_device(opn, {&x});
+  int64_t d = wrap_dim(dim, x.ndim(), opn);
   const Tensor xs = detail::as_1d(x);
   if (x.ndim() == 0) d = 0;
-  Tensor xin = detail::prepare_input(p, xs);
-  Tensor out = empty(xs.shape(), p.compute, p.exec);
-  if (out.numel() > 0) p.backend->scan_op(op, xin, d, out);
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out.view(x.shape());
+  return disp.run(dev, dtype, [&] { return detail::describe(x); }, {detail::Arg(xs)},
+                  [&](const detail::Plan& p, const detail::Inputs& in) {
+                    Tensor out = empty(xs.shape(), p.compute, p.exec);
+                    if (out.numel() > 0) p.backend->scan_op(disp.op(), in[0], d, out);
+                    return out.view(x.shape());
+                  });
 }
 
 // softmax and log_softmax are defined on floating dtypes; say how to get one.
@@ -47,13 +47,15 @@ Dtype softmax_dtype(const char* op, const Tensor& x, std::optional<Dtype> dtype)
 Tensor var(const Tensor& x, Dims dims, int64_t correction, bool keepdim) {
   ReduceArgs a;
   a.correction = correction;
-  return detail::run_reduce(OpId::var, x, dims, keepdim, x.dtype(), std::nullopt, a, EmptyRule::identity(kNaN));
+  detail::Dispatch d(OpId::var, {&x});
+  return detail::run_reduce(d, dims, keepdim, x.dtype(), std::nullopt, a, EmptyRule::identity(kNaN));
 }
 
 Tensor std(const Tensor& x, Dims dims, int64_t correction, bool keepdim) {
   ReduceArgs a;
   a.correction = correction;
-  return detail::run_reduce(OpId::std, x, dims, keepdim, x.dtype(), std::nullopt, a, EmptyRule::identity(kNaN));
+  detail::Dispatch d(OpId::std, {&x});
+  return detail::run_reduce(d, dims, keepdim, x.dtype(), std::nullopt, a, EmptyRule::identity(kNaN));
 }
 
 Tensor norm(const Tensor& x, double p, Dims dims, bool keepdim) {
@@ -63,33 +65,33 @@ Tensor norm(const Tensor& x, double p, Dims dims, bool keepdim) {
                      "; use p = 1, 2 or std::numeric_limits<double>::infinity()");
   ReduceArgs a;
   a.p = p;
+  detail::Dispatch d(OpId::norm, {&x});
   // The inf-norm is a max: it has no identity over zero elements.
-  return detail::run_reduce(OpId::norm, x, dims, keepdim, detail::autocast_dtype(OpId::norm, x.device(), x.dtype()),
-                            std::nullopt, a,
+  return detail::run_reduce(d, dims, keepdim, d.tensor(0).dtype(), std::nullopt, a,
                             inf ? EmptyRule::error() : EmptyRule::identity(0.0));
 }
 
 Tensor logsumexp(const Tensor& x, Dims dims, bool keepdim) {
-  // Integers and bool give float32, as in PyTorch.
-  const Dtype t = detail::autocast_dtype(OpId::logsumexp, x.device(), is_floating(x.dtype()) ? x.dtype() : float32);
-  return detail::run_reduce(OpId::logsumexp, x, dims, keepdim, t, std::nullopt, {},
+  detail::Dispatch d(OpId::logsumexp, {&x});
+  // Integers and bool give float32, as in PyTorch (the op table's result rule).
+  const Dtype t = op_def(OpId::logsumexp).result_dtype(d.tensor(0).dtype());
+  return detail::run_reduce(d, dims, keepdim, t, std::nullopt, {},
                             EmptyRule::identity(-std::numeric_limits<double>::infinity()));
 }
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
-  const Dtype t = softmax_dtype("softmax", x, dtype);
-  return run_scan(OpId::softmax, x, dim, dtype ? t : detail::autocast_dtype(OpId::softmax, x.device(), t));
+  detail::Dispatch d(OpId::softmax, {&x}, dtype.has_value());
+  return run_scan(d, dim, softmax_dtype("softmax", d.tensor(0), dtype));
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
-  const Dtype t = softmax_dtype("log_softmax", x, dtype);
-  return run_scan(OpId::log_softmax, x, dim, dtype ? t : detail::autocast_dtype(OpId::log_softmax, x.device(), t));
+  detail::Dispatch d(OpId::log_softmax, {&x}, dtype.has_value());
+  return run_scan(d, dim, softmax_dtype("log_softmax", d.tensor(0), dtype));
 }
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
-  const Dtype natural = is_floating(x.dtype()) ? x.dtype() : int64;
-  const Dtype t = dtype ? *dtype : detail::autocast_dtype(OpId::cumsum, x.device(), natural);
-  return run_scan(OpId::cumsum, x, dim, t);
+  detail::Dispatch d(OpId::cumsum, {&x}, dtype.has_value());
+  return run_scan(d, dim, dtype ? *dtype : op_def(OpId::cumsum).result_dtype(d.tensor(0).dtype()));
 }
 
 }  // namespace concord

@@ -12,7 +12,10 @@
 
 namespace concord {
 
+using detail::Arg;
+using detail::Inputs;
 using detail::Plan;
+using detail::Prep;
 
 namespace {
 
@@ -50,12 +53,12 @@ Tensor concat(OpId op, const std::vector<Tensor>& xs, int64_t dim) {
   std::string shapes;
   for (size_t i = 0; i < xs.size() && i < 8; ++i) shapes += (i ? ", " : "") + shape_str(xs[i].shape());
   if (xs.size() > 8) shapes += ", ...";
-  if (!ref) {  // only legacy empty tensors: the result is one too
-    Plan p = detail::plan(op, dev, dtype, shapes);
-    Tensor out = detail::finish_output(p, empty({0}, p.compute, p.exec));
-    detail::record(p);
-    return out;
-  }
+  // widest: autocast changes nothing. The body moves the inputs one at a time (copy converts the dtype).
+  detail::Dispatch d(op);
+  auto describe = [&] { return shapes; };
+  if (!ref)  // only legacy empty tensors: the result is one too
+    return d.run_span(dev, dtype, describe, nullptr, 0,
+                      [&](const Plan& p, const Inputs&) { return empty({0}, p.compute, p.exec); });
   const int64_t nd = ref->ndim();
   dim = wrap_dim(dim, nd, o);
   Shape shape = ref->shape();
@@ -73,18 +76,17 @@ Tensor concat(OpId op, const std::vector<Tensor>& xs, int64_t dim) {
                          std::to_string(ref->size(d)) + " != " + std::to_string(x.size(d)) + ") on " + dev.str());
     shape[dim] += x.size(dim);
   }
-  Plan p = detail::plan(op, dev, dtype, shapes);
-  Tensor out = empty(shape, p.compute, p.exec);
-  int64_t off = 0;
-  for (const Tensor& x : xs) {
-    if (legacy_empty(x) && nd != 1) continue;
-    const int64_t n = x.size(dim);
-    if (n > 0 && out.numel() > 0) p.backend->copy(moved(p, x), out.narrow(dim, off, n));  // converts the dtype too
-    off += n;
-  }
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out;
+  return d.run_span(dev, dtype, describe, nullptr, 0, [&](const Plan& p, const Inputs&) {
+    Tensor out = empty(shape, p.compute, p.exec);
+    int64_t off = 0;
+    for (const Tensor& x : xs) {
+      if (legacy_empty(x) && nd != 1) continue;
+      const int64_t n = x.size(dim);
+      if (n > 0 && out.numel() > 0) p.backend->copy(moved(p, x), out.narrow(dim, off, n));  // converts the dtype too
+      off += n;
+    }
+    return out;
+  });
 }
 
 }  // namespace
@@ -178,13 +180,14 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   const Tensor x1 = x.ndim() == 0 ? x.unsqueeze(0) : x;
   Shape shape = x1.shape();
   shape[dim] = n;
-  Plan p = detail::plan(OpId::index_select, dev, x.dtype(), detail::describe(x) + " and index " + detail::describe(index));
-  const Tensor xx = detail::prepare_input(p, x1), ii = index.ndim() == 0 ? moved(p, index).unsqueeze(0) : moved(p, index);
-  Tensor out = empty(shape, p.compute, p.exec);
-  if (n > 0) p.backend->index_select(xx, dim, ii, out);  // checks every index, even when out is empty
-  out = detail::finish_output(p, x.ndim() == 0 ? out.view({}) : out);
-  detail::record(p);
-  return out;
+  const Tensor i1 = index.ndim() == 0 ? index.unsqueeze(0) : index;
+  detail::Dispatch d(OpId::index_select, {&x1, &i1});
+  return d.run(dev, x.dtype(), [&] { return detail::describe(x) + " and index " + detail::describe(index); },
+               {Arg(x1), Arg(i1, Prep::move)}, [&](const Plan& p, const Inputs& in) {
+                 Tensor out = empty(shape, p.compute, p.exec);
+                 if (n > 0) p.backend->index_select(in[0], dim, in[1], out);  // checks every index, even when out is empty
+                 return x.ndim() == 0 ? out.view({}) : out;
+               });
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
@@ -207,13 +210,13 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                        std::to_string(dim) + " may be larger");
   const Tensor x1 = x.ndim() == 0 ? x.unsqueeze(0) : x;
   const Tensor i1 = index.ndim() == 0 ? index.unsqueeze(0) : index;
-  Plan p = detail::plan(OpId::gather, dev, x.dtype(), detail::describe(x) + " and index " + detail::describe(index));
-  const Tensor xx = detail::prepare_input(p, x1), ii = moved(p, i1);
-  Tensor out = empty(i1.shape(), p.compute, p.exec);
-  if (out.numel() > 0) p.backend->gather(xx, dim, ii, out);
-  out = detail::finish_output(p, index.ndim() == 0 ? out.view({}) : out);
-  detail::record(p);
-  return out;
+  detail::Dispatch d(OpId::gather, {&x1, &i1});
+  return d.run(dev, x.dtype(), [&] { return detail::describe(x) + " and index " + detail::describe(index); },
+               {Arg(x1), Arg(i1, Prep::move)}, [&](const Plan& p, const Inputs& in) {
+                 Tensor out = empty(i1.shape(), p.compute, p.exec);
+                 if (out.numel() > 0) p.backend->gather(in[0], dim, in[1], out);
+                 return index.ndim() == 0 ? out.view({}) : out;
+               });
 }
 
 Tensor flip(const Tensor& x, Dims dims) {
@@ -227,22 +230,23 @@ Tensor flip(const Tensor& x, Dims dims) {
                        " for " + detail::describe(x) + "; list each dim once");
     seen[d] = true;
   }
-  Plan p = detail::plan(OpId::flip, x.device(), x.dtype(), detail::describe(x));
-  const Tensor xx = detail::prepare_input(p, x);
-  // A view that walks the flipped dims backwards; copying it gives the result.
-  Strides st = xx.strides();
-  int64_t offset = xx.offset();
-  for (int64_t d : dims) {
-    if (nd == 0 || xx.size(d) <= 1) continue;
-    offset += (xx.size(d) - 1) * st[d];
-    st[d] = -st[d];
-  }
-  const Tensor reversed(xx.storage(), xx.shape(), st, offset, xx.dtype());
-  Tensor out = empty(xx.shape(), xx.dtype(), p.exec);
-  if (out.numel() > 0) p.backend->copy(reversed, out);
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out;
+  detail::Dispatch disp(OpId::flip, {&x});
+  return disp.run(x.device(), x.dtype(), [&] { return detail::describe(x); }, {Arg(x)},
+                  [&](const Plan& p, const Inputs& in) {
+                    const Tensor& xx = in[0];
+                    // A view that walks the flipped dims backwards; copying it gives the result.
+                    Strides st = xx.strides();
+                    int64_t offset = xx.offset();
+                    for (int64_t d : dims) {
+                      if (nd == 0 || xx.size(d) <= 1) continue;
+                      offset += (xx.size(d) - 1) * st[d];
+                      st[d] = -st[d];
+                    }
+                    const Tensor reversed(xx.storage(), xx.shape(), st, offset, xx.dtype());
+                    Tensor out = empty(xx.shape(), xx.dtype(), p.exec);
+                    if (out.numel() > 0) p.backend->copy(reversed, out);
+                    return out;
+                  });
 }
 
 namespace {
@@ -252,13 +256,13 @@ Tensor triangle(OpId op, const Tensor& x, int64_t diagonal) {
   if (x.ndim() < 2)
     throw ShapeError("[" + opn + "] expects at least 2 dims (a matrix or a batch of them), got " + detail::describe(x) +
                      " on " + x.device().str() + "; unsqueeze a vector first");
-  Plan p = detail::plan(op, x.device(), x.dtype(), detail::describe(x));
-  const Tensor xx = detail::prepare_input(p, x);
-  Tensor out = empty(xx.shape(), xx.dtype(), p.exec);
-  if (out.numel() > 0) p.backend->tri(op, xx, diagonal, out);
-  out = detail::finish_output(p, out);
-  detail::record(p);
-  return out;
+  detail::Dispatch d(op, {&x});
+  return d.run(x.device(), x.dtype(), [&] { return detail::describe(x); }, {Arg(x)},
+               [&](const Plan& p, const Inputs& in) {
+                 Tensor out = empty(in[0].shape(), in[0].dtype(), p.exec);
+                 if (out.numel() > 0) p.backend->tri(op, in[0], diagonal, out);
+                 return out;
+               });
 }
 }  // namespace
 

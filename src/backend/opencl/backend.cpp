@@ -3,6 +3,7 @@
 
 #include <deque>
 
+#include "concord/op_table.h"
 #include "core/registry.h"
 
 namespace concord::detail {
@@ -22,11 +23,12 @@ Capabilities capabilities(int index) {
   // Native kernels: every op family the backend implements (see the .cpp files).
   // In linear algebra, the ops built on LU, Cholesky and triangular solves
   // (linalg.cpp; halves run in float32 working copies, float64 only with
-  // cl_khr_fp64); the norms still go through the CPU fallback.
+  // cl_khr_fp64). det, slogdet and the norms finish on the host (their loops
+  // read host memory), so they are not claimed: they run through the CPU fallback.
   for (int i = 0; i < kNumOps; ++i) {
     const OpId op = static_cast<OpId>(i);
-    const bool has = op_family(op) != "linalg" || (op != OpId::vector_norm && op != OpId::matrix_norm);
-    c.native[i] = has ? (op_dtypes(op) & c.storable) : DtypeSet{};
+    const bool host_only = op == OpId::det || op == OpId::slogdet || op == OpId::vector_norm || op == OpId::matrix_norm;
+    c.native[i] = host_only ? DtypeSet{} : (op_def(op).dtypes & c.storable);
   }
   // randn's Box-Muller uses division and sqrt: bit-equality with the CPU needs
   // correctly rounded float32 divide/sqrt, else those dtypes run on the CPU.
