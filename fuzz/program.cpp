@@ -25,12 +25,20 @@ constexpr int64_t kDimSizes[] = {0, 1, 1, 2, 3, 4, 5, 7, 8, 16, 33, 64};
 
 const char* const kViewOps[] = {"slice", "transpose", "permute", "expand", "unsqueeze", "squeeze", "squeeze_dim",
                                 "select", "narrow", "flatten", "view", "reshape", "t", "contiguous", "clone"};
-const char* const kUnaryOps[] = {"neg", "abs", "sign", "exp", "expm1", "log", "log1p", "log2", "sqrt", "rsqrt",
-                                 "sin", "cos", "tan", "tanh", "sigmoid", "relu", "gelu", "erf", "floor", "ceil",
-                                 "round", "trunc", "reciprocal", "isnan", "isinf", "isfinite", "logical_not", "cast"};
-const char* const kBinaryOps[] = {"add", "add_alpha", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
-                                  "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-                                  "logical_xor"};
+// The elementwise ops come from the op table (every unary and binary row),
+// plus two forms that are not rows of their own: cast and add with alpha.
+const std::vector<OpId>& family(OpFamily f) {
+  static const auto of = [](OpFamily want) {
+    std::vector<OpId> v;
+    for (int i = 0; i < kNumOps; ++i)
+      if (op_def(static_cast<OpId>(i)).family == want) v.push_back(static_cast<OpId>(i));
+    return v;
+  };
+  static const std::vector<OpId> unary = of(OpFamily::unary), binary = of(OpFamily::binary);
+  return f == OpFamily::unary ? unary : binary;
+}
+int unary_count() { return static_cast<int>(family(OpFamily::unary).size()) + 1; }    // + cast
+int binary_count() { return static_cast<int>(family(OpFamily::binary).size()) + 1; }  // + add_alpha
 const char* const kReduceOps[] = {"sum", "mean", "prod", "amax", "amin", "max", "min", "max_dim", "min_dim",
                                   "argmax", "argmin", "var", "std", "norm", "all", "any", "logsumexp", "softmax",
                                   "log_softmax", "cumsum"};
@@ -143,8 +151,14 @@ std::string op_label(const Instr& ins) {
   switch (ins.kind) {
     case Kind::make: return "make";
     case Kind::view: return kViewOps[ins.op];
-    case Kind::unary: return kUnaryOps[ins.op];
-    case Kind::binary: return kBinaryOps[ins.op];
+    case Kind::unary: {
+      const auto& ops = family(OpFamily::unary);
+      return ins.op < static_cast<int>(ops.size()) ? std::string(op_name(ops[ins.op])) : "cast";
+    }
+    case Kind::binary: {
+      const auto& ops = family(OpFamily::binary);
+      return ins.op < static_cast<int>(ops.size()) ? std::string(op_name(ops[ins.op])) : "add_alpha";
+    }
     case Kind::where: return "where";
     case Kind::clamp: return "clamp";
     case Kind::reduce: return kReduceOps[ins.op];
@@ -186,12 +200,12 @@ Program decode(FuzzedDataProvider& in, int max_instructions) {
         if (ins.p[4] == 0) ins.shape = pick_shape(in, 4);
         break;
       case Kind::unary:
-        ins.op = in.ConsumeIntegralInRange(0, count(kUnaryOps) - 1);
+        ins.op = in.ConsumeIntegralInRange(0, unary_count() - 1);
         ins.a = reg();
         ins.dtype = pick_dtype(in);
         break;
       case Kind::binary:
-        ins.op = in.ConsumeIntegralInRange(0, count(kBinaryOps) - 1);
+        ins.op = in.ConsumeIntegralInRange(0, binary_count() - 1);
         ins.a = reg();
         if (in.ConsumeBool()) ins.b = reg();
         else pick_scalar(in, &ins.s0, &ins.s0_kind);
@@ -265,29 +279,28 @@ std::vector<int> inputs_of(const Instr& ins) {
   return r;
 }
 
+// From the op table's error model. The fuzzer compares devices that share the
+// CPU's arithmetic (and opencl:0 on request), so correctly rounded ops are exact here.
 Model model_of(const Instr& ins) {
   const std::string op = op_label(ins);
-  switch (ins.kind) {
-    case Kind::unary:
-      for (const char* e : {"exp", "expm1", "log", "log1p", "log2", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid",
-                            "gelu", "erf"})
-        if (op == e) return Model::ulp;
-      return Model::exact;
-    case Kind::binary: return op == "pow" || op == "atan2" ? Model::ulp : Model::exact;
-    case Kind::reduce:
-      if (op == "sum") return Model::sum;
-      if (op == "prod") return Model::product;
-      for (const char* e : {"mean", "var", "std", "norm", "logsumexp", "softmax", "log_softmax", "cumsum"})
-        if (op == e) return Model::relative;
-      return Model::exact;
-    case Kind::linear: return Model::matmul;
+  OpId id;
+  if (op == "max_dim" || op == "min_dim") return Model::exact;
+  if (op == "add_alpha") return Model::exact;
+  if (ins.kind == Kind::linear) return Model::matmul;
+  if (!parse_op(op, &id)) return Model::exact;  // views, make, cast, split/chunk
+  if (id == OpId::prod) return Model::product;
+  switch (op_def(id).model) {
+    case ErrorModel::ulp: return Model::ulp;
+    case ErrorModel::sum: return Model::sum;
+    case ErrorModel::relative: return Model::relative;
+    case ErrorModel::matmul: return Model::matmul;
     default: return Model::exact;
   }
 }
 
 double ulp_bound(const Instr& ins) {
-  const std::string op = op_label(ins);
-  return op == "gelu" || op == "pow" ? 8.0 : 4.0;
+  OpId id;
+  return parse_op(op_label(ins), &id) && op_def(id).model == ErrorModel::ulp ? op_def(id).bound : 4.0;
 }
 
 std::vector<Tensor> execute(const Instr& ins, const std::vector<Tensor>& in, const Device& device) {
@@ -309,11 +322,8 @@ std::vector<Tensor> execute(const Instr& ins, const std::vector<Tensor>& in, con
       return {in[0]};
     }
     case Kind::unary: {
-      static Tensor (*const fns[])(const Tensor&) = {
-          neg, abs, sign, exp, expm1, log, log1p, log2, sqrt, rsqrt, sin, cos, tan, tanh,
-          sigmoid, relu, gelu, erf, floor, ceil, round, trunc, reciprocal, isnan, isinf, isfinite, logical_not};
       if (op == "cast") return {cast(in[0], ins.dtype)};
-      return {fns[ins.op](in[0])};
+      return {unary(family(OpFamily::unary)[ins.op], in[0])};
     }
     case Kind::binary: {
       const Scalar s = scalar_of(ins.s0, ins.s0_kind);
@@ -321,11 +331,8 @@ std::vector<Tensor> execute(const Instr& ins, const std::vector<Tensor>& in, con
       const Operand y = ins.b >= 0 ? Operand(in[1]) : Operand(s);
       const Operand& l = ins.flag && ins.b < 0 ? y : x;
       const Operand& r = ins.flag && ins.b < 0 ? x : y;
-      static Tensor (*const fns[])(const Operand&, const Operand&) = {
-          add, add, sub, mul, div, pow, maximum, minimum, remainder, atan2,
-          eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor};
       if (op == "add_alpha") return {add(l, r, scalar_of(ins.s1, ins.s1_kind))};
-      return {fns[ins.op](l, r)};
+      return {binary(family(OpFamily::binary)[ins.op], l, r)};
     }
     case Kind::where: {
       const Tensor cond = ins.flag ? in[0] : ne(in[0], 0);

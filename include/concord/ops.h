@@ -79,6 +79,13 @@ Tensor logical_not(const Tensor& x);
 // (NaN -> 0) so that every device agrees.
 Tensor cast(const Tensor& x, Dtype dtype);
 
+// ---- any elementwise op by its id (the unary and binary families of the op
+// table, concord/op_table.h): unary(OpId::exp, x) is exp(x), binary(OpId::add,
+// a, b) is add(a, b). For code that iterates over ops (tests, sweeps,
+// bindings). ValueError for an op of another family.
+Tensor unary(OpId op, const Tensor& x);
+Tensor binary(OpId op, const Operand& a, const Operand& b);
+
 // ---- binary elementwise ----
 Tensor add(const Operand& a, const Operand& b);
 Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b

@@ -35,6 +35,17 @@ Tensor binary_op(OpId op, const Operand& a0, const Operand& b0) {
                });
 }
 
+}  // namespace
+
+Tensor binary(OpId op, const Operand& a, const Operand& b) {
+  if (op_def(op).family != OpFamily::binary)
+    throw ValueError("[binary] " + std::string(op_name(op)) + " is a " + std::string(op_family(op)) +
+                     " op, not a binary one; call it by its own function");
+  return binary_op(op, a, b);
+}
+
+namespace {
+
 bool is_one(const Scalar& s) { return s.is_floating() ? s.to_double() == 1.0 : s.to_int() == 1; }
 bool is_minus_one(const Scalar& s) { return s.is_floating() ? s.to_double() == -1.0 : s.to_int() == -1; }
 

@@ -15,9 +15,9 @@ namespace {
 // Every unary op: the op table decides the dtype it runs in (integers give
 // float32 for the floating ops) and its output dtype (bool for predicates).
 Tensor unary_op(OpId op, const Tensor& x0) {
+  const OpDef& def = op_def(op);
   detail::Dispatch d(op, {&x0});
   const Tensor& x = d.tensor(0);
-  const OpDef& def = op_def(op);
   return d.run(x.device(), detail::run_dtype(def, x.dtype()), [&] { return detail::describe(x); }, {Arg(x)},
                [&](const Plan& p, const Inputs& in) {
                  Tensor out = empty(x.shape(), detail::out_dtype(def, p), p.exec);
@@ -27,6 +27,13 @@ Tensor unary_op(OpId op, const Tensor& x0) {
 }
 
 }  // namespace
+
+Tensor unary(OpId op, const Tensor& x) {
+  if (op_def(op).family != OpFamily::unary)
+    throw ValueError("[unary] " + std::string(op_name(op)) + " is a " + std::string(op_family(op)) +
+                     " op, not a unary one; call it by its own function");
+  return unary_op(op, x);
+}
 
 Tensor neg(const Tensor& x) { return unary_op(OpId::neg, x); }
 Tensor abs(const Tensor& x) { return unary_op(OpId::abs, x); }

@@ -14,10 +14,13 @@
 #include "concord/concord.h"
 #include "concord/testing.h"
 #include "concord/testing.h"
-#include "parity_cases.h"
-#include "parity_judge.h"
+#include "concord/parity.h"
 
 namespace concord::cli {
+
+using testing::ParityCase;
+using testing::ParityResult;
+using testing::Verdict;
 
 namespace {
 
@@ -54,6 +57,43 @@ std::vector<Config> configs(const ParityOptions& o) {
   return out;
 }
 
+// Composites computed two ways on the same device: prints the findings and
+// returns 1 if a pair that must agree bitwise does not.
+int compare_paths(const std::vector<Device>& devices, uint64_t seed) {
+  int status = 0;
+  std::printf("\ncompare-paths: one composite computed two ways on the same device\n");
+  for (const auto& d : devices) {
+    for (Dtype t : {float32, float16}) {
+      if (!capabilities(d).can_store(t)) continue;
+      Tensor x = randn({24, 320}, t, d, seed), w = mul(randn({96, 320}, t, d, seed + 1), 0.05);
+      // Elementwise and per-row reductions must agree bitwise: the same kernel order per element/row.
+      Tensor e_all = exp(x), s_all = sum(x, {1});
+      bool ew = true, red = true;
+      for (int64_t i = 0; i < x.size(0); ++i) {
+        Tensor row = x.select(0, i);
+        ew &= testing::compare(exp(row), e_all.select(0, i), {0.0, 0.0, true}).ok;
+        red &= testing::compare(sum(row), s_all.select(0, i), {0.0, 0.0, true}).ok;
+      }
+      // A linear layer row by row vs batched: BLAS may block differently, so judge by the error model.
+      Tensor batched = matmul(x, w.t());
+      double worst = 0;
+      for (int64_t i = 0; i < x.size(0); ++i) {
+        Tensor one = matmul(x.narrow(0, i, 1), w.t());
+        auto m = testing::check_matmul(one, x.narrow(0, i, 1), w.t());
+        auto mb = testing::check_matmul(batched.narrow(0, i, 1), x.narrow(0, i, 1), w.t());
+        worst = std::max({worst, m.worst_ratio, mb.worst_ratio});
+      }
+      const bool lin_bits = testing::compare(matmul(x.narrow(0, 3, 1), w.t()), batched.narrow(0, 3, 1), {0.0, 0.0}).ok;
+      std::printf("  %-9s %-8s exp row-wise vs whole: %-9s sum row-wise vs dim: %-9s linear loop vs batched: %s, "
+                  "worst error %.2f of the bound (%s)\n",
+                  d.str().c_str(), std::string(name(t)).c_str(), ew ? "bitwise" : "DIFFER", red ? "bitwise" : "DIFFER",
+                  lin_bits ? "bitwise" : "not bitwise", worst, worst <= 1 ? "rounding" : "NOT rounding");
+      if (!ew || !red || worst > 1) status = 1;
+    }
+  }
+  return status;
+}
+
 char letter(Verdict v) {
   switch (v) {
     case Verdict::pass: return 'P';
@@ -67,25 +107,26 @@ char letter(Verdict v) {
 }  // namespace
 
 int cmd_parity(const ParityOptions& o) {
-  auto cases = parity_cases(o.quick);
+  auto cases = testing::parity_cases(o.quick);
   std::vector<std::string> ops = split(o.ops, ',');
   std::vector<Dtype> dtypes;
   for (const auto& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
   if (!ops.empty())
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const ParityCase& c) {
-                  return std::find(ops.begin(), ops.end(), c.op) == ops.end(); }), cases.end());
+                  return std::find(ops.begin(), ops.end(), std::string(c.op_name())) == ops.end(); }), cases.end());
   const auto cfgs = configs(o);
   const bool tty = isatty(2);
   // Warnings about adaptations are the verdicts here; keep the output a table.
   auto saved = set_warning_handler([](const std::string&) {});
 
-  std::vector<Result> results;
+  std::vector<ParityResult> results;
+  std::vector<std::string> configs_of;  // the config label of each result
   size_t done = 0, total = cases.size() * cfgs.size();
   // Row key "op | variant" -> per config the letters over kAllDtypes.
   std::vector<std::string> rows;
   std::map<std::string, std::vector<std::string>> cells;
   for (const auto& c : cases) {
-    const std::string row = c.op + " | " + c.variant;
+    const std::string row = std::string(c.op_name()) + " | " + c.variant;
     if (!cells.count(row)) { rows.push_back(row); cells[row] = std::vector<std::string>(cfgs.size(), std::string(kNumDtypes, '.')); }
     for (size_t ci = 0; ci < cfgs.size(); ++ci) {
       const Config& cfg = cfgs[ci];
@@ -94,14 +135,14 @@ int cmd_parity(const ParityOptions& o) {
       for (Dtype t : kAllDtypes) {
         if (!c.dtypes.has(t)) continue;
         if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) continue;
-        Result r;
+        ParityResult r;
         try {
-          r = judge(c, cfg.device, t, o.seed, o.inject == c.op);
+          r = testing::judge(c, cfg.device, t, o.seed, o.inject == c.op_name());
         } catch (const std::exception& e) {  // a judging failure is a failed case, not a crashed sweep
           r.op = c.op, r.variant = c.variant, r.dtype = t, r.verdict = Verdict::fail, r.detail = e.what();
         }
         if (!r.applicable) continue;
-        r.config = cfg.label;
+        configs_of.push_back(cfg.label);
         cells[row][ci][static_cast<int>(t)] = letter(r.verdict);
         results.push_back(std::move(r));
       }
@@ -140,9 +181,9 @@ int cmd_parity(const ParityOptions& o) {
   }
   if (failed) {
     std::printf("\nfailures:\n");
-    for (const auto& r : results)
-      if (r.verdict == Verdict::fail)
-        std::printf("  %s | %s on %s, %s: %s\n", r.op.c_str(), r.variant.c_str(), r.config.c_str(),
+    for (size_t i = 0; i < results.size(); ++i)
+      if (const auto& r = results[i]; r.verdict == Verdict::fail)
+        std::printf("  %s | %s on %s, %s: %s\n", std::string(op_name(r.op)).c_str(), r.variant.c_str(), configs_of[i].c_str(),
                     std::string(name(r.dtype)).c_str(), r.detail.c_str());
   }
   std::printf("\n%d passed, %d failed, %d fallback, %d downcast, %d unsupported\n", passed, failed, fallback, downcast,
@@ -152,9 +193,11 @@ int cmd_parity(const ParityOptions& o) {
     nlohmann::json j;
     j["seed"] = o.seed;
     j["summary"] = {{"passed", passed}, {"failed", failed}, {"fallback", fallback}, {"downcast", downcast}, {"unsupported", unsupported}};
-    for (const auto& r : results)
-      j["cases"].push_back({{"op", r.op}, {"inputs", r.variant}, {"device", r.config}, {"dtype", std::string(name(r.dtype))},
-                            {"verdict", std::string(verdict_name(r.verdict))}, {"ratio", r.ratio}, {"detail", r.detail}});
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      j["cases"].push_back({{"op", std::string(op_name(r.op))}, {"inputs", r.variant}, {"device", configs_of[i]}, {"dtype", std::string(name(r.dtype))},
+                            {"verdict", std::string(testing::verdict_name(r.verdict))}, {"ratio", r.ratio}, {"detail", r.detail}});
+    }
     if (!o.json.empty()) std::ofstream(o.json) << j.dump(1) << "\n";
     if (!o.markdown.empty()) {
       std::ofstream md(o.markdown);
