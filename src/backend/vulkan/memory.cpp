@@ -169,13 +169,17 @@ void Context::release(Buffer* b) noexcept {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;  // b was destroyed with the device
   b->release_serial = recording_serial_locked();
-  if (lost_) {
-    destroy_buffer_locked(b);  // nothing runs on a lost device any more
-  } else if (bytes_cached_ + b->size > pool_cap_) {
-    retire_locked(b);
-  } else {
-    pool_[b->size].push_back(b);
-    bytes_cached_ += b->size;
+  try {
+    if (lost_) {
+      destroy_buffer_locked(b);  // nothing runs on a lost device any more
+    } else if (bytes_cached_ + b->size > pool_cap_) {
+      retire_locked(b);  // may poll the device, which may report it lost
+    } else {
+      pool_[b->size].push_back(b);
+      bytes_cached_ += b->size;
+    }
+  } catch (...) {
+    zombies_.push_back(b);  // freed later, at the latest at shutdown
   }
 }
 
