@@ -35,6 +35,7 @@ void Context::create_device() {
   f12.shaderFloat16 = info_.fp16;
   f12.scalarBlockLayout = info_.scalar_block_layout;
   f12.vulkanMemoryModel = info_.vulkan_memory_model;
+  f12.vulkanMemoryModelDeviceScope = info_.vulkan_memory_model;
   f12.shaderBufferInt64Atomics = info_.int64_atomics;
   if (info_.subgroup_size_control) f12.pNext = &f_sg;
   auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);

@@ -207,7 +207,7 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
   info.bda = f12.bufferDeviceAddress;
   info.timeline_semaphore = f12.timelineSemaphore;
   info.scalar_block_layout = f12.scalarBlockLayout;
-  info.vulkan_memory_model = f12.vulkanMemoryModel;
+  info.vulkan_memory_model = f12.vulkanMemoryModel && f12.vulkanMemoryModelDeviceScope;
   info.int64_atomics = f12.shaderBufferInt64Atomics;
   if (sg_ext) {
     info.subgroup_size_control = f_sg.subgroupSizeControl;

@@ -53,7 +53,10 @@ struct DeviceInfo {
   bool fp16 = false;  // shaderFloat16: half arithmetic
   bool storage8 = false, storage16 = false, bda = false, timeline_semaphore = false;
   bool push_constant8 = false, push_constant16 = false;
-  bool scalar_block_layout = false, vulkan_memory_model = false, int64_atomics = false;
+  bool scalar_block_layout = false, int64_atomics = false;
+  // Enabled together: with the memory model on, Device-scope atomics need
+  // vulkanMemoryModelDeviceScope (so the model is only enabled when both are there).
+  bool vulkan_memory_model = false;
   bool subgroup_size_control = false, compute_full_subgroups = false;
   bool cooperative_matrix = false;           // VK_KHR_cooperative_matrix (detected, not used)
   uint32_t cooperative_matrix_properties = 0;  // number of supported (M,N,K,types) combinations
