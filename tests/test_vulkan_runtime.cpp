@@ -292,6 +292,8 @@ TEST_F(VulkanRuntime, PoolReusesFreedBuffers) {
   EXPECT_EQ(s1.pool_hits, s0.pool_hits + 1);
   EXPECT_EQ(s1.allocations, s0.allocations + 1);
   ctx->release(b);
+  ctx->release(b);  // a second release is ignored: one pooled copy only
+  EXPECT_EQ(ctx->stats().bytes_cached, s0.bytes_cached + b->size);
   ctx->empty_cache();
   EXPECT_EQ(ctx->stats().bytes_cached, 0u);
   EXPECT_LE(ctx->stats().bytes_live, s0.bytes_live);

@@ -92,7 +92,7 @@ Buffer* Context::create_buffer_locked(size_t bucket) {
   auto di = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
   di.buffer = buf;
   auto* b = new Buffer{buf, mem, 0, bucket, buffer_address_(device_, &di), mapped, 0,
-                       mem_props_.memoryTypes[type].heapIndex, 0};
+                       mem_props_.memoryTypes[type].heapIndex, false, 0};
   buffers_.insert(b);
   heap_live_[b->heap] += bucket;
   bytes_live_ += bucket;
@@ -135,6 +135,7 @@ Buffer* Context::alloc(size_t nbytes) {
     bytes_cached_ -= bucket;
     ++pool_hits_;
     b->requested = nbytes;
+    b->idle = false;
     return b;
   }
   const uint32_t heap = mem_props_.memoryTypes[tensor_type_].heapIndex;
@@ -167,7 +168,8 @@ Buffer* Context::alloc(size_t nbytes) {
 void Context::release(Buffer* b) noexcept {
   if (!b) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (closed_) return;  // b was destroyed with the device
+  if (closed_ || b->idle) return;  // b was destroyed with the device / released twice
+  b->idle = true;
   b->release_serial = recording_serial_locked();
   try {
     if (lost_) {

@@ -98,6 +98,7 @@ struct Buffer {
   size_t requested = 0;      // nbytes passed to alloc()
   // runtime-private
   uint32_t heap = 0;
+  bool idle = false;            // released (pooled or waiting to be freed)
   uint64_t release_serial = 0;  // recorded work that may use it ends at this serial
 };
 
@@ -191,9 +192,10 @@ class Context {
   // exceeds the device's max allocation, when live buffers would exceed the
   // heap, or when the driver refuses (after emptying the pool once).
   Buffer* alloc(size_t nbytes);
-  // Returns a buffer to the pool. Work already recorded may still use it;
-  // its memory is only freed once that work has completed. nullptr and calls
-  // after shutdown() are no-ops.
+  // Returns a buffer from this context's alloc() to the pool. Work already
+  // recorded may still use it; its memory is only freed once that work has
+  // completed. nullptr, a second release of the same buffer and calls after
+  // shutdown() are no-ops.
   void release(Buffer* b) noexcept;
   // Frees every pooled buffer (deferred while recorded work may use it).
   void empty_cache();
