@@ -94,7 +94,7 @@ struct Buffer {
   VkDeviceSize offset = 0;   // of the buffer in `memory`
   VkDeviceSize size = 0;     // usable bytes (the pool bucket, >= requested)
   VkDeviceAddress addr = 0;  // device address of byte 0
-  void* mapped = nullptr;    // host pointer of byte 0 when the memory is host-visible
+  void* mapped = nullptr;    // host pointer of byte 0 on unified memory; only after finish()
   size_t requested = 0;      // nbytes passed to alloc()
   // runtime-private
   uint32_t heap = 0;
