@@ -1,0 +1,131 @@
+# src/backend/vulkan/vulkan.cmake — build logic of the Vulkan backend: the
+# CONCORD_VULKAN option, GLSL -> SPIR-V compilation (glslc) of the variants
+# listed in shaders/shaders.cmake, and their embedding into one C++ file.
+#
+# Use from the top-level CMakeLists.txt:
+#
+#   include(${CMAKE_SOURCE_DIR}/src/backend/vulkan/vulkan.cmake)
+#   # The src/*.cpp glob also finds the Vulkan sources; they are added (or
+#   # not) by concord_vulkan_attach, so take them out of the glob:
+#   list(FILTER CONCORD_SOURCES EXCLUDE REGEX "/src/backend/vulkan/")
+#   add_library(concord STATIC ${CONCORD_SOURCES} ...)
+#   concord_vulkan_attach(concord)
+#
+# After include(): CONCORD_VULKAN is ON when the option is on (the default)
+# and Vulkan headers + loader (find_package(Vulkan)) and glslc were found;
+# otherwise OFF, with a STATUS message, and concord_vulkan_attach() does
+# nothing, so the build works without the backend.
+#
+# concord_vulkan_attach(<target>) adds to <target>: the runtime sources, the
+# generated ${CMAKE_BINARY_DIR}/generated/vk_spirv.cpp (defining
+# concord::detail::vk::embedded_spirv()), PUBLIC CONCORD_HAVE_VULKAN=1 and
+# PUBLIC Vulkan::Vulkan (tests include backend/vulkan/runtime.h). <target>
+# must already have src/ as an include directory and contain (or link)
+# src/core/fault_injection.cpp. CONCORD_VULKAN_SOURCES lists the runtime
+# sources, for targets that want them otherwise.
+#
+# Shaders are compiled with glslc --target-env=vulkan1.2 -O -I shaders/,
+# one custom command per variant. Editing a .comp or any header it includes
+# (glslc writes a depfile; *.glsl in shaders/ are also listed) rebuilds that
+# variant, then the embedded file. Add variants in shaders/shaders.cmake.
+
+set(CONCORD_VK_DIR ${CMAKE_CURRENT_LIST_DIR})
+option(CONCORD_VULKAN "Build the Vulkan backend (needs the Vulkan loader + headers and glslc)" ON)
+
+if(CONCORD_VULKAN)
+  find_package(Vulkan QUIET)
+  find_program(CONCORD_GLSLC NAMES glslc HINTS "${Vulkan_GLSLC_EXECUTABLE}")
+  if(NOT Vulkan_FOUND)
+    message(STATUS "concord: Vulkan backend off (no Vulkan headers/loader: install libvulkan-dev)")
+    set(CONCORD_VULKAN OFF)
+  elseif(NOT CONCORD_GLSLC)
+    message(STATUS "concord: Vulkan backend off (no glslc: install glslc or the Vulkan SDK)")
+    set(CONCORD_VULKAN OFF)
+  else()
+    message(STATUS "concord: Vulkan backend on (glslc: ${CONCORD_GLSLC})")
+  endif()
+endif()
+
+set(CONCORD_VULKAN_SOURCES
+    ${CONCORD_VK_DIR}/runtime.cpp
+    ${CONCORD_VK_DIR}/device_info.cpp
+    ${CONCORD_VK_DIR}/context.cpp
+    ${CONCORD_VK_DIR}/queue.cpp
+    ${CONCORD_VK_DIR}/memory.cpp
+    ${CONCORD_VK_DIR}/transfers.cpp
+    ${CONCORD_VK_DIR}/pipelines.cpp
+    ${CONCORD_VK_DIR}/spirv.cpp)
+
+# concord_vk_shader(<variant> <file.comp> [DEFINES NAME=VALUE ...]): one
+# SPIR-V variant; `file` is relative to shaders/.
+function(concord_vk_shader variant file)
+  cmake_parse_arguments(ARG "" "" "DEFINES" ${ARGN})
+  if(NOT variant MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "concord_vk_shader: variant name '${variant}' must be a C identifier")
+  endif()
+  get_property(known GLOBAL PROPERTY CONCORD_VK_VARIANTS)
+  if(variant IN_LIST known)
+    message(FATAL_ERROR "concord_vk_shader: variant '${variant}' is defined twice")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY CONCORD_VK_VARIANTS ${variant})
+  set_property(GLOBAL PROPERTY CONCORD_VK_FILE_${variant} ${file})
+  set_property(GLOBAL PROPERTY CONCORD_VK_DEFINES_${variant} "${ARG_DEFINES}")
+endfunction()
+
+# Custom commands: one glslc per variant, then the embedding; sets
+# <out_var> to the generated .cpp. Runs once per configure.
+function(concord_vk_generate out_var)
+  set(shader_dir ${CONCORD_VK_DIR}/shaders)
+  set(out_dir ${CMAKE_BINARY_DIR}/generated/spirv)
+  set(embedded ${CMAKE_BINARY_DIR}/generated/vk_spirv.cpp)
+  get_property(done GLOBAL PROPERTY CONCORD_VK_GENERATED)
+  if(done)
+    set(${out_var} ${embedded} PARENT_SCOPE)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY CONCORD_VK_GENERATED ON)
+  include(${shader_dir}/shaders.cmake)
+  file(GLOB headers CONFIGURE_DEPENDS ${shader_dir}/*.glsl)
+  file(MAKE_DIRECTORY ${out_dir})
+  get_property(variants GLOBAL PROPERTY CONCORD_VK_VARIANTS)
+  set(outputs "")
+  foreach(v ${variants})
+    get_property(file GLOBAL PROPERTY CONCORD_VK_FILE_${v})
+    get_property(defines GLOBAL PROPERTY CONCORD_VK_DEFINES_${v})
+    set(flags "")
+    foreach(d ${defines})
+      list(APPEND flags "-D${d}")
+    endforeach()
+    set(out ${out_dir}/${v}.spv.inc)
+    # -mfmt=num: the SPIR-V words as comma-separated hex, ready to embed.
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND ${CONCORD_GLSLC} --target-env=vulkan1.2 -O -mfmt=num -I ${shader_dir} ${flags}
+              -MD -MF ${out_dir}/${v}.d -o ${out} ${shader_dir}/${file}
+      DEPENDS ${shader_dir}/${file} ${headers}
+      DEPFILE ${out_dir}/${v}.d
+      COMMENT "glslc ${file} -> ${v}"
+      VERBATIM)
+    list(APPEND outputs ${out})
+  endforeach()
+  string(REPLACE ";" "," variant_arg "${variants}")
+  list(LENGTH variants count)
+  add_custom_command(
+    OUTPUT ${embedded}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${embedded} -DDIR=${out_dir} -DVARIANTS=${variant_arg}
+            -P ${CONCORD_VK_DIR}/../../../cmake/embed_spirv.cmake
+    DEPENDS ${outputs} ${CONCORD_VK_DIR}/../../../cmake/embed_spirv.cmake
+    COMMENT "Embedding ${count} SPIR-V variants of the Vulkan shaders"
+    VERBATIM)
+  set(${out_var} ${embedded} PARENT_SCOPE)
+endfunction()
+
+function(concord_vulkan_attach target)
+  if(NOT CONCORD_VULKAN)
+    return()
+  endif()
+  concord_vk_generate(embedded)
+  target_sources(${target} PRIVATE ${CONCORD_VULKAN_SOURCES} ${embedded})
+  target_compile_definitions(${target} PUBLIC CONCORD_HAVE_VULKAN=1)
+  target_link_libraries(${target} PUBLIC Vulkan::Vulkan)
+endfunction()
