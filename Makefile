@@ -5,7 +5,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libgmock-dev libbenchmark-dev \
   libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers \
-  pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
+  libvulkan-dev mesa-vulkan-drivers glslc
 BENCH_PACKAGES := python3-torch python3-numpy
 # libgomp's default spin-wait after each OpenMP region starves OpenBLAS's own
 # threads (README, "Threads"); tests and benchmarks run with a passive policy.

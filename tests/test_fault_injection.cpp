@@ -164,7 +164,9 @@ TEST_P(FaultInjectionTest, FailedTransferLeavesTensorsUntouched) {
     ADD_FAILURE() << "write did not fail";
   } catch (const DeviceError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("clEnqueueWriteBuffer(512 bytes"), std::string::npos) << m;
+    // "[opencl] clEnqueueWriteBuffer(512 bytes ..." / "[vulkan] write of 512 bytes ...".
+    EXPECT_EQ(m.rfind("[" + std::string(d.kind().name()) + "]", 0), 0u) << m;
+    EXPECT_NE(m.find("512 bytes"), std::string::npos) << m;
     EXPECT_NE(m.find("host -> " + d.str()), std::string::npos) << m;
   }
   testing::fail_next_transfer();
@@ -173,7 +175,8 @@ TEST_P(FaultInjectionTest, FailedTransferLeavesTensorsUntouched) {
     ADD_FAILURE() << "read did not fail";
   } catch (const DeviceError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("clEnqueueReadBuffer(512 bytes"), std::string::npos) << m;
+    EXPECT_EQ(m.rfind("[" + std::string(d.kind().name()) + "]", 0), 0u) << m;
+    EXPECT_NE(m.find("512 bytes"), std::string::npos) << m;
     EXPECT_NE(m.find(d.str() + " -> host"), std::string::npos) << m;
   }
   EXPECT_EQ(testing::fault_counters().transfers_failed >= 2, true);

@@ -1,5 +1,6 @@
-// Defaults for optional Backend kernels: reached only if a backend's
-// capabilities claim an op it does not implement (a bug in that backend).
+// Defaults for Backend kernels: reached only if a backend's capabilities
+// claim an op it does not implement (a bug in that backend, which the
+// conformance suite finds).
 #include "core/backend.h"
 
 namespace concord::detail {
@@ -11,6 +12,27 @@ namespace {
 }
 }  // namespace
 
+void Backend::copy(const Tensor&, const Tensor&) { missing("copy", kind_name()); }
+void Backend::fill(const Tensor&, Scalar) { missing("fill", kind_name()); }
+void Backend::iota(const Tensor&, double, double) { missing("arange", kind_name()); }
+void Backend::random(OpId op, const Tensor&, uint64_t, uint64_t, int64_t, int64_t) {
+  missing(op_name(op).data(), kind_name());
+}
+void Backend::unary(OpId op, const Tensor&, const Tensor&) { missing(op_name(op).data(), kind_name()); }
+void Backend::binary(OpId op, const Tensor&, const Tensor&, const Tensor&) { missing(op_name(op).data(), kind_name()); }
+void Backend::where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { missing("where", kind_name()); }
+void Backend::clamp(const Tensor&, std::optional<Scalar>, std::optional<Scalar>, const Tensor&) {
+  missing("clamp", kind_name());
+}
+void Backend::reduce(OpId op, const Tensor&, const Dims&, const Tensor&, const ReduceArgs&) {
+  missing(op_name(op).data(), kind_name());
+}
+void Backend::arg_reduce(OpId op, const Tensor&, int64_t, const Tensor&) { missing(op_name(op).data(), kind_name()); }
+void Backend::scan_op(OpId op, const Tensor&, int64_t, const Tensor&) { missing(op_name(op).data(), kind_name()); }
+void Backend::matmul(const Tensor&, const Tensor&, const Tensor&, Scalar, Scalar) { missing("matmul", kind_name()); }
+void Backend::index_select(const Tensor&, int64_t, const Tensor&, const Tensor&) { missing("index_select", kind_name()); }
+void Backend::gather(const Tensor&, int64_t, const Tensor&, const Tensor&) { missing("gather", kind_name()); }
+void Backend::tri(OpId op, const Tensor&, int64_t, const Tensor&) { missing(op_name(op).data(), kind_name()); }
 void Backend::lu_factor(const Tensor&, const Tensor&, const Tensor&) { missing("lu_factor", kind_name()); }
 void Backend::lu_solve(const Tensor&, const Tensor&, const Tensor&) { missing("lu_solve", kind_name()); }
 void Backend::cholesky(const Tensor&, const Tensor&) { missing("cholesky", kind_name()); }

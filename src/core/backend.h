@@ -36,36 +36,42 @@ class Backend {
   virtual void write(Storage& dst, size_t dst_offset_bytes, const void* src, size_t nbytes) = 0;
   virtual void read(const Storage& src, size_t src_offset_bytes, void* dst, size_t nbytes) = 0;
 
+  // ---- kernels ----
+  // A backend overrides the kernels it has and claims exactly those in its
+  // capabilities (the dispatcher sends everything else to the CPU fallback),
+  // so the defaults, which throw NotImplementedError naming the backend, are
+  // never reached through a front end; the conformance suite checks the claims.
+
   // ---- data movement and creation ----
   // dst = src elementwise with dtype conversion; src has dst's shape (maybe via stride 0).
   // dst may be a strided view (it is how copy_ and cat write into slices).
-  virtual void copy(const Tensor& src, const Tensor& dst) = 0;
-  virtual void fill(const Tensor& dst, Scalar v) = 0;                 // dst may be strided
+  virtual void copy(const Tensor& src, const Tensor& dst);
+  virtual void fill(const Tensor& dst, Scalar v);                 // dst may be strided
   // dst[i] = start + i * step for the contiguous dst (computed in double, rounded once).
-  virtual void iota(const Tensor& dst, double start, double step) = 0;
+  virtual void iota(const Tensor& dst, double start, double step);
   // rand / randn / randint: element i uses the Philox4x32-10 block at counter
   // offset + i, as defined in backend/common/philox.h. a, b: [low, high) for randint.
-  virtual void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) = 0;
+  virtual void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b);
 
   // ---- elementwise ----
   // x has the compute dtype; out has x's shape and the result dtype (bool for predicates).
-  virtual void unary(OpId op, const Tensor& x, const Tensor& out) = 0;
+  virtual void unary(OpId op, const Tensor& x, const Tensor& out);
   // a and b have the same (compute) dtype and out's shape (broadcast views).
   // out dtype: bool for comparisons and logical ops, else the compute dtype.
-  virtual void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  virtual void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out);
   // cond bool; a, b, out same dtype; all of out's shape.
-  virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
-  virtual void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) = 0;
+  virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+  virtual void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out);
 
   // ---- reductions ----
   // op in sum mean prod max min amax amin var std norm all any logsumexp.
   // dims: sorted, unique, non-empty; out has the keepdim shape and the result dtype.
   // x has the accumulation-input dtype chosen by the front end.
-  virtual void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) = 0;
+  virtual void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args);
   // argmax/argmin along one dim (keepdim shape out, int64). First occurrence; NaN wins.
-  virtual void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) = 0;
+  virtual void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out);
   // softmax / log_softmax / cumsum along dim; out same shape.
-  virtual void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) = 0;
+  virtual void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out);
 
   // ---- linear ----
   // out = alpha·(a @ b) + beta·out for a [B,M,K], b [B,K,N] (any strides, stride 0
@@ -73,21 +79,18 @@ class Backend {
   // (what it held, NaN included, is ignored); else it holds the addend. alpha and
   // beta are exact in out's dtype's compute type (integers: integral values);
   // float16/bfloat16 combine in float32 and round once. K == 0 gives beta·out.
-  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha = 1, Scalar beta = 0) = 0;
+  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha = 1, Scalar beta = 0);
 
   // ---- indexing ----
   // The one exception to "kernels never validate": index values live on the
   // device, so these check them before writing (the CPU throws ShapeError; the
   // OpenCL kernels set a flag the host reads and raises the same error).
-  virtual void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
-  virtual void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  virtual void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+  virtual void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
   // out = tril/triu of x over the last two dims (op is tril or triu).
-  virtual void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) = 0;
+  virtual void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out);
 
   // ---- linear algebra (batched over the leading dim; contiguous row-major) ----
-  // A backend lists in its capabilities which of these it has; the dispatcher
-  // sends the others to the CPU, so the defaults (which throw) are never reached
-  // through a front end.
   // LU with partial pivoting, in place: lu [B,n,n], pivots [B,n] int32 (1-based
   // as LAPACK), info [B] int32 (0, or k > 0 when U[k,k] is exactly zero).
   virtual void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info);

@@ -42,7 +42,10 @@ Capabilities apply(const Capabilities& raw, const Profile& p) {
   if (p.no_fp64) {
     c.storable.remove(float64);
     c.computable.remove(float64);
-    for (auto& n : c.native) n.remove(float64);
+    for (int i = 0; i < kNumOps; ++i) {
+      c.native[i].remove(float64);
+      if (c.needs_fp64[i]) c.native[i] = DtypeSet{};
+    }
   }
   if (p.no_fp16) {
     c.computable.remove(float16);

@@ -29,7 +29,14 @@ int cmd_devices() {
       if (c.native[i].empty()) missing += (missing.empty() ? "" : " ") + std::string(op_name(op));
     }
     if (!missing.empty()) std::printf("  no native kernel (CPU fallback): %s\n", missing.c_str());
+    if (!c.rounds_to_nearest || !c.keeps_subnormals)
+      std::printf("  float arithmetic: %s, %s\n",
+                  c.rounds_to_nearest ? "rounds to nearest even" : "rounding mode not promised",
+                  c.keeps_subnormals ? "keeps subnormals" : "subnormals may be flushed to zero (not promised)");
   }
+  const auto notes = device_notes();
+  if (!notes.empty()) std::printf("\n");
+  for (const auto& n : notes) std::printf("note: %s\n", n.c_str());
   return 0;
 }
 

@@ -11,12 +11,17 @@
 #include <cstring>
 
 #include "backend/vulkan/internal.h"
+#include "concord/device.h"
 #include "concord/error.h"
 #include "concord/fault_injection.h"
 
 namespace concord::detail::vk {
 
 namespace {
+uint8_t vulkan_kind_id() {
+  static const uint8_t id = DeviceKind("vulkan").id();
+  return id;
+}
 constexpr size_t kChunkBytes = size_t{4} << 20;  // host chunk; also the staging piece
 constexpr size_t kChunkCap = size_t{64} << 20;   // per kind, before waiting for reuse
 constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -122,7 +127,7 @@ void Context::retire_locked(Buffer* b) {
 
 Buffer* Context::alloc(size_t nbytes) {
   // Test hook (one relaxed load when off): fails the way a refused allocation does.
-  if (fault::should_fail_alloc(testing::AllocKind::any))
+  if (fault::should_fail_alloc(vulkan_kind_id()))
     throw_oom(nbytes, "injected allocation failure (concord::testing::fail_allocation_after)");
   if (nbytes > info_.max_memory_allocation)
     throw_oom(nbytes, "max single allocation " + std::to_string(info_.max_memory_allocation) + " bytes");

@@ -208,9 +208,10 @@ Pipeline* Context::build_pipeline(const std::string& name, const std::vector<uin
                                                     std::to_string(info_.max_subgroup_size)
                                               : std::string("no subgroup size control")) + ")");
   }
+  const std::vector<uint32_t> code = apply_float_controls(spirv, info_);
   auto mi = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-  mi.codeSize = spirv.size() * sizeof(uint32_t);
-  mi.pCode = spirv.data();
+  mi.codeSize = code.size() * sizeof(uint32_t);
+  mi.pCode = code.data();
   VkShaderModule module = VK_NULL_HANDLE;
   if (VkResult r = vkCreateShaderModule(device_, &mi, nullptr, &module); r != VK_SUCCESS) {
     if (r == VK_ERROR_DEVICE_LOST || r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)

@@ -149,6 +149,14 @@ struct Pipeline {
 
 // The SPIR-V's workgroup size (LocalSize, LocalSizeId or the WorkgroupSize
 // built-in), with `spec` applied. {1,1,1} when the module declares none.
+// The SPIR-V with the IEEE float controls the device supports: for float32
+// (and float16 / float64 where the module computes in them), RoundingModeRTE,
+// DenormPreserve and SignedZeroInfNanPreserve, each only where the device's
+// float-controls properties allow it (any the module declared itself are
+// replaced). Shaders get IEEE behaviour wherever the device can promise it;
+// the backend's capabilities say what it promises elsewhere.
+std::vector<uint32_t> apply_float_controls(const std::vector<uint32_t>& spirv, const DeviceInfo& info);
+
 std::array<uint32_t, 3> reflect_local_size(const std::vector<uint32_t>& spirv,
                                            const std::vector<SpecConstant>& spec);
 

@@ -1,11 +1,13 @@
-// backend/vulkan/spirv.cpp — the little SPIR-V reflection the runtime needs:
+// backend/vulkan/spirv.cpp — the little SPIR-V handling the runtime needs:
 // a compute shader's workgroup size, so that dispatch_1d can size its grid
-// from the pipeline alone.
+// from the pipeline alone, and the removal of float-control execution modes
+// a device cannot honour.
 //
 // Sources of the size, strongest first (SPIR-V spec, 2.4 and 3.x):
 //   a constant decorated BuiltIn WorkgroupSize (GLSL local_size_x_id = k
 //   makes it an OpSpecConstantComposite of spec constants), then
 //   OpExecutionModeId LocalSizeId, then OpExecutionMode LocalSize literals.
+#include <algorithm>
 #include <unordered_map>
 
 #include "backend/vulkan/runtime.h"
@@ -15,6 +17,7 @@ namespace concord::detail::vk {
 namespace {
 enum : uint32_t {
   kOpExecutionMode = 16,
+  kOpCapability = 17,
   kOpConstant = 43,
   kOpConstantComposite = 44,
   kOpSpecConstant = 50,
@@ -76,6 +79,76 @@ std::array<uint32_t, 3> reflect_local_size(const std::vector<uint32_t>& spirv, c
   if (auto c = composite.find(builtin_id); builtin_id && c != composite.end()) ids = c->second;
   if (ids[0] == 0) return literal;
   return {value(ids[0], literal[0]), value(ids[1], literal[1]), value(ids[2], literal[2])};
+}
+
+namespace {
+enum : uint32_t {
+  kOpEntryPoint = 15,
+  kCapFloat16 = 9,
+  kCapFloat64 = 10,
+};
+// The IEEE float controls a shader gets where the device supports them, and
+// the capability each needs (SPIR-V 1.4 / SPV_KHR_float_controls).
+struct FloatMode {
+  uint32_t mode, capability;
+  bool FloatControls::*supported;
+};
+constexpr FloatMode kWanted[] = {
+    {4459, 4464, &FloatControls::denorm_preserve},               // DenormPreserve
+    {4461, 4466, &FloatControls::signed_zero_inf_nan_preserve},  // SignedZeroInfNanPreserve
+    {4462, 4467, &FloatControls::rounding_rte},                  // RoundingModeRTE
+};
+bool is_float_control_mode(uint32_t mode) { return mode >= 4459 && mode <= 4463; }
+bool is_float_control_cap(uint32_t cap) { return cap >= 4464 && cap <= 4468; }
+}  // namespace
+
+std::vector<uint32_t> apply_float_controls(const std::vector<uint32_t>& spirv, const DeviceInfo& info) {
+  if (spirv.size() < 5) return spirv;
+  // The widths the module computes in (float32 always; 16 and 64 with their capabilities).
+  bool width16 = false, width64 = false;
+  uint32_t entry = 0;
+  size_t caps_end = 5, modes_at = 0;
+  for (size_t i = 5; i < spirv.size();) {
+    const uint32_t words = spirv[i] >> 16, op = spirv[i] & 0xffff;
+    if (words == 0 || i + words > spirv.size()) return spirv;  // malformed: leave it to the driver
+    if (op == kOpCapability && words == 2) {
+      width16 |= spirv[i + 1] == kCapFloat16;
+      width64 |= spirv[i + 1] == kCapFloat64;
+      caps_end = i + words;
+    }
+    if (op == kOpEntryPoint && words >= 3 && !entry) {
+      entry = spirv[i + 2];
+      modes_at = i + words;
+    }
+    if (op == kOpExecutionMode) modes_at = i + words;
+    i += words;
+  }
+  if (!entry) return spirv;
+  std::vector<uint32_t> caps, modes;
+  auto want = [&](uint32_t width, int slot) {
+    for (const FloatMode& m : kWanted) {
+      if (!(info.float_controls[static_cast<size_t>(slot)].*m.supported)) continue;
+      if (std::find(caps.begin(), caps.end(), m.capability) == caps.end()) caps.push_back(m.capability);
+      modes.insert(modes.end(), {(4u << 16) | kOpExecutionMode, entry, m.mode, width});
+    }
+  };
+  want(32, 1);
+  if (width16) want(16, 0);
+  if (width64 && info.fp64) want(64, 2);
+  // Rebuild: the module's own float controls are replaced by these.
+  std::vector<uint32_t> out(spirv.begin(), spirv.begin() + 5);
+  for (size_t i = 5; i < spirv.size();) {
+    const uint32_t words = spirv[i] >> 16, op = spirv[i] & 0xffff;
+    const bool drop = (op == kOpCapability && words == 2 && is_float_control_cap(spirv[i + 1])) ||
+                      (op == kOpExecutionMode && words >= 4 && is_float_control_mode(spirv[i + 2]));
+    if (!drop) out.insert(out.end(), spirv.begin() + static_cast<ptrdiff_t>(i),
+                          spirv.begin() + static_cast<ptrdiff_t>(i + words));
+    if (i + words == caps_end)
+      for (uint32_t c : caps) out.insert(out.end(), {(2u << 16) | kOpCapability, c});
+    if (i + words == modes_at) out.insert(out.end(), modes.begin(), modes.end());
+    i += words;
+  }
+  return out;
 }
 
 }  // namespace concord::detail::vk

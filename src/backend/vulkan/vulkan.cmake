@@ -46,15 +46,8 @@ if(CONCORD_VULKAN)
   endif()
 endif()
 
-set(CONCORD_VULKAN_SOURCES
-    ${CONCORD_VK_DIR}/runtime.cpp
-    ${CONCORD_VK_DIR}/device_info.cpp
-    ${CONCORD_VK_DIR}/context.cpp
-    ${CONCORD_VK_DIR}/queue.cpp
-    ${CONCORD_VK_DIR}/memory.cpp
-    ${CONCORD_VK_DIR}/transfers.cpp
-    ${CONCORD_VK_DIR}/pipelines.cpp
-    ${CONCORD_VK_DIR}/spirv.cpp)
+# The runtime and the backend: every .cpp in this folder.
+file(GLOB CONCORD_VULKAN_SOURCES CONFIGURE_DEPENDS ${CONCORD_VK_DIR}/*.cpp)
 
 # concord_vk_shader(<variant> <file.comp> [DEFINES NAME=VALUE ...]): one
 # SPIR-V variant; `file` is relative to shaders/.

@@ -1,17 +1,15 @@
 # src/backend/vulkan/shaders/shaders.cmake — every SPIR-V variant built from
-# shaders/*.comp, in one place. One line per variant:
+# shaders/*.comp. Each kernel family lists its variants in its own
+# shaders/<family>.cmake, one line per variant:
 #
 #   concord_vk_shader(<variant name> <file.comp> [DEFINES NAME=VALUE ...])
 #
-# The variant name is the key in embedded_spirv(). A file may give several
-# variants (one per dtype, say):
-#
-#   foreach(t f32:float f16:float16_t)
-#     string(REPLACE ":" ";" t ${t})
-#     list(GET t 0 suffix)  list(GET t 1 type)
-#     concord_vk_shader(add_${suffix} add.comp DEFINES T=${type})
-#   endforeach()
-concord_vk_shader(smoke_add smoke_add.comp)
-concord_vk_shader(smoke_add_u32 smoke_add.comp DEFINES T=uint)
-concord_vk_shader(smoke_args smoke_args.comp)
-concord_vk_shader(smoke_count smoke_count.comp)
+# The variant name is the key in embedded_spirv(); a file may give several
+# variants (one per dtype, say). This file includes every family list.
+file(GLOB concord_vk_lists ${CMAKE_CURRENT_LIST_DIR}/*.cmake)
+list(SORT concord_vk_lists)
+foreach(l ${concord_vk_lists})
+  if(NOT l STREQUAL CMAKE_CURRENT_LIST_FILE)
+    include(${l})
+  endif()
+endforeach()

@@ -1,0 +1,97 @@
+// Vulkan copy (with dtype conversion), fill, iota (shaders/copy.comp,
+// fill.comp, iota.comp), and the ops made of them (cat, stack, flip, eye).
+// Contiguous same-dtype copies are buffer copies.
+#include "backend/vulkan/vulkan_backend.h"
+#include "concord/op_table.h"
+
+namespace concord::detail::vk {
+
+namespace {
+
+struct CopyArgs {
+  uint64_t dst, src;
+  int64_t n, pad;
+  Geom gd, gs;
+};
+struct FillArgs {
+  uint64_t dst, value;
+  int64_t n, pad;
+  Geom gd;
+};
+struct IotaArgs {
+  uint64_t dst;
+  int64_t off;
+  double start, step;
+  int64_t n, pad;
+};
+
+bool same_buffer_overlap(const Tensor& a, const Tensor& b) {
+  if (buffer(a) != buffer(b)) return false;
+  const int64_t isz = static_cast<int64_t>(itemsize(a.dtype()));
+  const int64_t a0 = a.offset() * isz, a1 = a0 + static_cast<int64_t>(a.nbytes());
+  const int64_t b0 = b.offset() * isz, b1 = b0 + static_cast<int64_t>(b.nbytes());
+  return a0 < b1 && b0 < a1;
+}
+
+}  // namespace
+
+void claims_copy(Claims& c) {
+  const DtypeSet all = c.caps.storable;
+  c.claim(OpId::copy, all);
+  c.claim(OpId::fill, all);
+  c.claim(OpId::eye, all);  // two fills
+  // Ops made of copies (the front ends copy into slices or from a reversed view).
+  c.claim(OpId::cat, all);
+  c.claim(OpId::stack, all);
+  c.claim(OpId::flip, all);
+  for (Dtype d : kAllDtypes) {
+    if (!all.has(d)) continue;
+    c.need("fill_" + std::to_string(itemsize(d)));
+    c.need("bits_" + std::to_string(itemsize(d)));
+    for (Dtype s : kAllDtypes)
+      if (s != d && all.has(s)) c.need(std::string("copy_") + suffix(d) + "_" + suffix(s));
+  }
+  // arange and linspace compute start + i * step in float64 and round once
+  // (the CPU's values): only where the device has float64.
+  if (c.info.fp64) {
+    c.claim(OpId::arange, all);
+    c.claim(OpId::linspace, all);
+    c.caps.needs_fp64[static_cast<int>(OpId::arange)] = true;
+    c.caps.needs_fp64[static_cast<int>(OpId::linspace)] = true;
+    for (Dtype d : kAllDtypes)
+      if (all.has(d)) c.need(std::string("iota_") + suffix(d));
+  }
+}
+
+void VulkanBackend::copy(const Tensor& src, const Tensor& dst) {
+  const int64_t n = dst.numel();
+  if (n == 0) return;
+  const Geom gd = geom(dst), gs = geom_as(src, dst.shape());
+  if (src.dtype() == dst.dtype()) {
+    const size_t isz = itemsize(dst.dtype());
+    if (gd.contiguous && gs.contiguous && !same_buffer_overlap(src, dst)) {
+      ctx_.copy(buffer(src), static_cast<size_t>(src.offset()) * isz, buffer(dst),
+                static_cast<size_t>(dst.offset()) * isz, static_cast<size_t>(n) * isz);
+      return;
+    }
+    launch("bits_" + std::to_string(isz), static_cast<uint64_t>(n), CopyArgs{address(dst), address(src), n, 0, gd, gs});
+    return;
+  }
+  launch(std::string("copy_") + suffix(dst.dtype()) + "_" + suffix(src.dtype()), static_cast<uint64_t>(n),
+         CopyArgs{address(dst), address(src), n, 0, gd, gs});
+}
+
+void VulkanBackend::fill(const Tensor& dst, Scalar v) {
+  const int64_t n = dst.numel();
+  if (n == 0) return;
+  launch("fill_" + std::to_string(itemsize(dst.dtype())), static_cast<uint64_t>(n),
+         FillArgs{address(dst), scalar_bits(dst.dtype(), v), n, 0, geom(dst)});
+}
+
+void VulkanBackend::iota(const Tensor& dst, double start, double step) {
+  const int64_t n = dst.numel();
+  launch(std::string("iota_") + suffix(dst.dtype()), static_cast<uint64_t>(n),
+         IotaArgs{address(dst), dst.offset(), start, step, n, 0});
+}
+
+}  // namespace concord::detail::vk

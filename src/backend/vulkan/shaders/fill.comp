@@ -1,0 +1,31 @@
+// shaders/fill.comp — dst = value on a strided tensor of -DBITS=N-byte items
+// (the value's bits, already in the dtype, are in the argument block).
+#version 460
+#include "common.glsl"
+#include "dtypes.glsl"
+#include "geom.glsl"
+
+layout(local_size_x = 256) in;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
+  uint64_t dst, value;
+  int64_t n, pad;
+  Geom gd;
+};
+layout(push_constant) uniform Push { Args args; } pc;
+
+void main() {
+  const int64_t i = int64_t(concord_linear_id());
+  Args a = pc.args;
+  if (i >= a.n) return;
+  const int64_t di = geom_at(a.gd, i);
+#if BITS == 1
+  st8(a.dst, di, uint(a.value));
+#elif BITS == 2
+  st16(a.dst, di, uint(a.value));
+#elif BITS == 4
+  st32(a.dst, di, uint(a.value));
+#else
+  st64(a.dst, di, a.value);
+#endif
+}

@@ -1,0 +1,103 @@
+// The Vulkan backend: tensors in pooled device buffers addressed by device
+// address, kernels from shaders/*.comp (SPIR-V embedded at build time).
+//
+// One VulkanBackend per device. Kernel families live in separate .cpp files
+// (copy.cpp: copy, fill, iota; the others by family); this header is their
+// shared contract:
+//   - every dispatch gets one argument block (vk::ArgBlock) holding the
+//     addresses of its tensors, their geometry (Geom, mirrored by
+//     shaders/geom.glsl) and its scalars; the push constants are the block's
+//     address (launch());
+//   - shader variants are named by family and dtype suffix ("copy_f16_i64",
+//     "fill_4"); suffix() is the one dtype-name table;
+//   - a tensor's elements are addressed from its buffer's start: address(t)
+//     plus the element offset carried in its Geom.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backend/kernel_args.h"
+#include "backend/vulkan/runtime.h"
+#include "core/backend.h"
+
+namespace concord::detail::vk {
+
+// Tensor geometry for shaders (backend/kernel_args.h); mirrored by `Geom` in
+// shaders/geom.glsl (std430: 144 bytes).
+using Geom = KernelGeom;
+static_assert(sizeof(Geom) == 144);
+inline Geom geom(const Tensor& t) { return kernel_geom(t, "vulkan"); }
+inline Geom geom_as(const Tensor& t, const Shape& shape) { return kernel_geom_as(t, shape, "vulkan"); }
+
+inline const char* suffix(Dtype t) { return dtype_suffix(t); }
+// The device buffer of a tensor, and the device address of its byte 0.
+inline Buffer* buffer(const Tensor& t) { return static_cast<Buffer*>(t.storage()->ptr); }
+inline uint64_t address(const Tensor& t) { return buffer(t)->addr; }
+
+class VulkanBackend final : public Backend {
+ public:
+  explicit VulkanBackend(int index);
+  std::string_view kind_name() const override { return "vulkan"; }
+  Context& ctx() const { return ctx_; }
+  const Device& device() const { return device_; }
+
+  std::shared_ptr<Storage> allocate(size_t nbytes, const Device& d) override;
+  void write(Storage& dst, size_t off, const void* src, size_t n) override;
+  void read(const Storage& src, size_t off, void* dst, size_t n) override;
+  void synchronize(const Device&) override { ctx_.finish(); }
+
+  // Kernel families; each file also says what it claims (claims_* below).
+  void copy(const Tensor& src, const Tensor& dst) override;                              // copy.cpp
+  void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
+  void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
+
+  // The pipeline of a shader variant (created on first use, cached by the
+  // context). DeviceError naming the variant when this build lacks it.
+  Pipeline& pipeline(const std::string& variant);
+
+  // Runs `variant` over n items with one argument block holding `args` (a
+  // trivially copyable struct laid out as the shader's Args block).
+  // Asynchronous; n == 0 does nothing.
+  template <class A>
+  void launch(const std::string& variant, uint64_t n, const A& args) {
+    static_assert(std::is_trivially_copyable_v<A>);
+    if (n == 0) return;
+    Pipeline& p = pipeline(variant);
+    ArgBlock block = ctx_.args(sizeof(A));
+    std::memcpy(block.host, &args, sizeof(A));
+    const uint64_t push = block.addr;
+    ctx_.dispatch_1d(p, n, &push, sizeof push);
+  }
+
+ private:
+  int index_;
+  Device device_;
+  Context& ctx_;
+};
+
+// Capabilities of device `index` (backend.cpp), before profiles: storage and
+// arithmetic from the device's features, native kernels from the families'
+// claims. Every claim is checked against the embedded shader variants when
+// the capabilities are built: a claimed kernel whose SPIR-V is missing from
+// this build is a DeviceError naming it, never a silent fallback.
+Capabilities capabilities(int index);
+Backend& backend(int index);
+
+// What a kernel family implements on a device: the ops and dtypes it adds to
+// caps.native, and the shader variants those kernels run (each must be in
+// this build's embedded_spirv(); capabilities() checks).
+struct Claims {
+  Capabilities& caps;
+  const DeviceInfo& info;
+  std::vector<std::string> variants;
+  // Claims op for the dtypes in `dtypes` that it is defined for and the device stores.
+  void claim(OpId op, DtypeSet dtypes);
+  void need(std::string variant) { variants.push_back(std::move(variant)); }
+};
+// One line per family in backend.cpp's capabilities().
+void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
+
+}  // namespace concord::detail::vk
