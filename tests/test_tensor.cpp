@@ -166,3 +166,18 @@ TEST(TensorPrint, Readable) {
   EXPECT_EQ(x.str(), "tensor([[0., 1., 2.],\n        [3., 4., 5.]], dtype=float32, shape=[2, 3])");
   EXPECT_EQ(arange(3).str(), "tensor([0, 1, 2], dtype=int64)");
 }
+
+// Integer arange is exact int64 arithmetic on every device (no float64
+// needed, exact beyond 2^53 where a double would round), converted by the
+// int -> int rule; fractional arguments give the truncated float64 values.
+TEST_P(TensorTest, IntegerArangeIsExact) {
+  reset_report();
+  const int64_t big = (int64_t{1} << 60) + 1;
+  const auto v = arange(big, big + 7, 3, int64, device()).to_vector<int64_t>();
+  EXPECT_EQ(v, (std::vector<int64_t>{big, big + 3, big + 6}));
+  EXPECT_EQ(report().count("arange", device().str(), int64, Path::fallback), 0u);
+  const auto w = arange(120, 136, 5, int8, device()).to_vector<int8_t>();  // 130 and 135 wrap
+  EXPECT_EQ(w, (std::vector<int8_t>{120, 125, -126, -121}));
+  const auto f = arange(0, 3, 0.5, int32, device()).to_vector<int32_t>();
+  EXPECT_EQ(f, (std::vector<int32_t>{0, 0, 1, 1, 2, 2}));
+}

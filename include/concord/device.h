@@ -95,10 +95,10 @@ struct Capabilities {
   DtypeSet storable;                  // dtypes a tensor on the device may have
   DtypeSet computable;                // dtypes its arithmetic runs in natively
   DtypeSet native[kNumOps];           // per op: dtypes with a native kernel
-  // Per op: its native kernels compute in float64 internally whatever the
-  // tensors' dtype (arange and linspace on OpenCL and Vulkan): a no-fp64
-  // profile removes them along with float64 itself.
-  bool needs_fp64[kNumOps] = {};
+  // Per op: the dtypes whose native kernels compute in float64 internally
+  // (floating arange and linspace on OpenCL and Vulkan): a no-fp64 profile
+  // removes them along with float64 itself.
+  DtypeSet needs_fp64[kNumOps];
   // What the device promises about float arithmetic (float32, and float64
   // where it computes it): + - * / sqrt and conversions round to nearest
   // even, and subnormal inputs and results are kept rather than flushed to

@@ -69,6 +69,7 @@ struct DtypeSet {
   constexpr DtypeSet& remove(Dtype t) { bits &= static_cast<uint16_t>(~bit(t)); return *this; }
   constexpr DtypeSet operator&(DtypeSet o) const { DtypeSet s; s.bits = bits & o.bits; return s; }
   constexpr DtypeSet operator|(DtypeSet o) const { DtypeSet s; s.bits = bits | o.bits; return s; }
+  constexpr DtypeSet operator-(DtypeSet o) const { DtypeSet s; s.bits = bits & ~o.bits; return s; }
   constexpr bool empty() const { return bits == 0; }
   constexpr bool operator==(const DtypeSet&) const = default;
 };

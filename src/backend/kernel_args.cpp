@@ -7,10 +7,8 @@
 
 namespace concord::detail {
 
-namespace {
-
-KernelGeom make_geom(std::span<const int64_t> shape, std::span<const int64_t> strides, int64_t offset,
-                     const Tensor& t, const char* backend) {
+KernelGeom kernel_geom_of(std::span<const int64_t> shape, std::span<const int64_t> strides, int64_t offset,
+                          const char* backend, const Device& device) {
   // (size, stride) from the outermost dim to the innermost, size-1 dims dropped,
   // a dim merged into the one outside it when stride_outer == stride_inner * size_inner.
   SmallVec<int64_t, kMaxKernelDims> sizes, steps;
@@ -30,8 +28,8 @@ KernelGeom make_geom(std::span<const int64_t> shape, std::span<const int64_t> st
   while (first < sizes.size() && steps[first] == 0) ++first;
   const size_t nd = sizes.size() - first;
   if (nd > static_cast<size_t>(kMaxKernelDims))
-    throw ShapeError("[" + std::string(backend) + "] a tensor of shape " + shape_str(t.shape()) + " with strides " +
-                     shape_str(t.strides()) + " on " + t.device().str() + " needs " + std::to_string(nd) +
+    throw ShapeError("[" + std::string(backend) + "] a tensor view of shape " + shape_str(shape) + " with strides " +
+                     shape_str(strides) + " on " + device.str() + " needs " + std::to_string(nd) +
                      " dims after merging; its kernels take at most " + std::to_string(kMaxKernelDims) +
                      ". Make it contiguous first (x.contiguous()) or use fewer dims.");
   KernelGeom g{};
@@ -49,10 +47,8 @@ KernelGeom make_geom(std::span<const int64_t> shape, std::span<const int64_t> st
   return g;
 }
 
-}  // namespace
-
 KernelGeom kernel_geom(const Tensor& t, const char* backend) {
-  return make_geom(t.shape(), t.strides(), t.offset(), t, backend);
+  return kernel_geom_of(t.shape(), t.strides(), t.offset(), backend, t.device());
 }
 
 KernelGeom kernel_geom_as(const Tensor& t, const Shape& shape, const char* backend) {
@@ -61,7 +57,7 @@ KernelGeom kernel_geom_as(const Tensor& t, const Shape& shape, const char* backe
   const size_t lead = shape.size() - static_cast<size_t>(t.ndim());
   for (size_t d = 0; d < static_cast<size_t>(t.ndim()); ++d)
     if (t.shape()[d] != 1) strides[lead + d] = t.strides()[d];
-  return make_geom(shape, strides, t.offset(), t, backend);
+  return kernel_geom_of(shape, strides, t.offset(), backend, t.device());
 }
 
 const char* dtype_suffix(Dtype t) {

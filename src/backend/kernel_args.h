@@ -28,8 +28,13 @@ struct KernelGeom {
   int32_t contiguous;
 };
 
-// Geometry of t (ShapeError naming `backend`, the shape, strides and device
-// beyond kMaxKernelDims dims after coalescing).
+// Geometry of elements at `offset` + the strided walk over `shape` (any view:
+// a reduction's kept or reduced dims, a gather's source with one dim at stride
+// 0). ShapeError naming `backend`, the shape, strides and device beyond
+// kMaxKernelDims dims after coalescing.
+KernelGeom kernel_geom_of(std::span<const int64_t> shape, std::span<const int64_t> strides, int64_t offset,
+                          const char* backend, const Device& device);
+// Geometry of t.
 KernelGeom kernel_geom(const Tensor& t, const char* backend);
 // Geometry of t viewed with `shape` (t's shape right-aligned and broadcast to
 // it, stride 0 on broadcast dims).

@@ -49,6 +49,10 @@ class Backend {
   virtual void fill(const Tensor& dst, Scalar v);                 // dst may be strided
   // dst[i] = start + i * step for the contiguous dst (computed in double, rounded once).
   virtual void iota(const Tensor& dst, double start, double step);
+  // The same in exact int64 arithmetic (two's complement on overflow), converted
+  // to dst's integer or bool dtype by the int -> int rule (wrap; bool: != 0):
+  // integer arange with integral start and step, on every device, with no float64.
+  virtual void iota_int(const Tensor& dst, int64_t start, int64_t step);
   // rand / randn / randint: element i uses the Philox4x32-10 block at counter
   // offset + i, as defined in backend/common/philox.h. a, b: [low, high) for randint.
   virtual void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b);

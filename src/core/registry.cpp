@@ -44,7 +44,7 @@ Capabilities apply(const Capabilities& raw, const Profile& p) {
     c.computable.remove(float64);
     for (int i = 0; i < kNumOps; ++i) {
       c.native[i].remove(float64);
-      if (c.needs_fp64[i]) c.native[i] = DtypeSet{};
+      c.native[i] = c.native[i] - c.needs_fp64[i];
     }
   }
   if (p.no_fp16) {

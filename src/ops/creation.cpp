@@ -84,13 +84,22 @@ Tensor empty_like(const Tensor& t) { return empty(t.shape(), t.dtype(), t.device
 Tensor scalar_tensor(Scalar v, Dtype dtype, const Device& device) { return full(Shape{}, v, dtype, device); }
 
 namespace {
-Tensor iota(OpId op, int64_t n, double start, double step, Dtype dtype, const Device& device) {
+// start + i * step: in double, rounded once (iota); for an integer dtype with
+// integral start and step, in exact int64 arithmetic (iota_int: no float64
+// needed on any device, and exact beyond 2^53).
+Tensor iota(OpId op, int64_t n, Scalar start, Scalar step, Dtype dtype, const Device& device) {
   const char* opn = op_name(op).data();
   const Dtype t = new_dtype(opn, op, Shape{n}, dtype, device);
+  const bool exact = !is_floating(t) && !start.is_floating() && !step.is_floating();
+  if (op == OpId::arange && !is_floating(t) && !exact)  // fractional arguments, integer dtype: truncated doubles
+    return iota(op, n, start, step, float64, device).to(t);
   detail::Dispatch d(op);
   return d.run(device, t, [&] { return "[" + std::to_string(n) + "]"; }, {}, [&](const Plan& p, const Inputs&) {
     Tensor out = empty_for(opn, Shape{n}, p.compute, p.exec);
-    if (out.numel() > 0) p.backend->iota(out, start, step);
+    if (out.numel() > 0) {
+      if (exact) p.backend->iota_int(out, start.to_int(), step.to_int());
+      else p.backend->iota(out, start.to_double(), step.to_double());
+    }
     return out;
   });
 }
@@ -127,7 +136,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<Dtype> dtype,
                        approx(count) + " elements, more than int64 can count; use a larger step");
     n = static_cast<int64_t>(count);
   }
-  return iota(OpId::arange, n, a, s, t, device);
+  return iota(OpId::arange, n, start, step, t, device);
 }
 
 Tensor linspace(double start, double end, int64_t steps, Dtype dtype, const Device& device) {

@@ -67,4 +67,22 @@ void CpuBackend::iota(const Tensor& dst, double start, double step) {
   });
 }
 
+void CpuBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {
+  visit_dtype(dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      T* d = dst.data<T>();
+      parallel_for(dst.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          // Unsigned arithmetic: wraps instead of overflowing (undefined for int64).
+          const uint64_t v = static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step);
+          d[i] = convert<T>(static_cast<int64_t>(v));
+        }
+      });
+    } else {
+      throw DtypeError("[arange] the integer kernel got " + std::string(name(dst.dtype())) + "; this is a bug");
+    }
+  });
+}
+
 }  // namespace concord::detail::cpu

@@ -30,12 +30,46 @@ Capabilities capabilities(int index) {
     const bool host_only = op == OpId::det || op == OpId::slogdet || op == OpId::vector_norm || op == OpId::matrix_norm;
     c.native[i] = host_only ? DtypeSet{} : (op_def(op).dtypes & c.storable);
   }
+  // Floating arange and linspace compute start + i * step in double and
+  // round once (the CPU's values): only with float64, and a no-fp64 profile
+  // removes them. Integer arange is exact int64 arithmetic (iota_int).
+  for (OpId op : {OpId::arange, OpId::linspace}) {
+    if (!info.fp64) c.native[static_cast<int>(op)] = c.native[static_cast<int>(op)] - kFloatingDtypes;
+    c.needs_fp64[static_cast<int>(op)] = kFloatingDtypes;
+  }
   // randn's Box-Muller uses division and sqrt: bit-equality with the CPU needs
   // correctly rounded float32 divide/sqrt, else those dtypes run on the CPU.
   if (!info.fp32_correctly_rounded_divide_sqrt)
     c.native[static_cast<int>(OpId::randn)].remove(float32).remove(float16).remove(bfloat16);
   c.description = info.name + " (" + info.platform_name + ", driver " + info.driver_version + ")";
+  // Every unary and binary op is claimed: each must have its case in
+  // elementwise.cl (whose switches give NaN or poison, never the input, for
+  // an op without one). Checked here, when the device registers.
+  const std::string& ew = embedded_sources().at("elementwise.cl");
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    const OpFamily f = op_def(op).family;
+    if ((f == OpFamily::unary || f == OpFamily::binary) && !c.native[i].empty() &&
+        ew.find("case OP_" + std::string(op_name(op)) + ":") == std::string::npos)
+      throw DeviceError("[opencl] " + std::string(op_name(op)) + " is claimed but kernels/elementwise.cl has no case "
+                        "for it (OP_" + std::string(op_name(op)) + "); add its case or stop claiming it");
+  }
   return c;
+}
+
+const char* cl_type(Dtype t) {
+  static constexpr const char* kNames[kNumDtypes] = {"uchar", "uchar", "char",   "short", "int",
+                                                     "long",  "ushort", "ushort", "float", "double"};
+  return kNames[static_cast<int>(t)];
+}
+
+const char* item_type(Dtype t) {
+  switch (itemsize(t)) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    case 4: return "uint";
+    default: return "ulong";
+  }
 }
 
 Backend& backend(int index) {

@@ -9,11 +9,8 @@
 // work-item for float16/bfloat16, whose conversions only vectorise that way),
 // everything else the strided ones (a Geom per operand). Numerics follow the
 // CPU kernels; float32 math functions run in float64 when the program has it.
-#include <cstring>
 #include <limits>
-#include <mutex>
-#include <type_traits>
-#include <vector>
+#include <string>
 
 #include "backend/cpu/convert.h"
 #include "backend/opencl/opencl_backend.h"
@@ -22,20 +19,6 @@ namespace concord::detail::ocl {
 
 namespace {
 
-const char* suffix(Dtype t) {
-  switch (t) {
-    case Dtype::bool_: return "b";
-    case Dtype::uint8: return "u8";
-    case Dtype::int8: return "i8";
-    case Dtype::int16: return "i16";
-    case Dtype::int32: return "i32";
-    case Dtype::int64: return "i64";
-    case Dtype::float16: return "f16";
-    case Dtype::bfloat16: return "bf16";
-    case Dtype::float32: return "f32";
-    default: return "f64";
-  }
-}
 
 const std::string& op_defines() {
   static const std::string s = [] {
@@ -56,38 +39,6 @@ cl_kernel ew_kernel(OpenClBackend& be, const std::string& name) {
   return be.kernel("elementwise.cl", name.c_str(), op_defines());
 }
 
-// Kernel launches with Geom arguments (Context::launch takes scalars and
-// buffers only). Each kernel object here is used by this file alone, so one
-// lock keeps every argument-set + enqueue pair atomic.
-std::mutex g_launch_mu;
-
-template <class T>
-void set_arg(Context& c, cl_kernel k, cl_uint i, const T& v) {
-  static_assert(std::is_trivially_copyable_v<T> && !std::is_same_v<T, bool>);
-  cl_int err = clSetKernelArg(k, i, sizeof(T), &v);
-  if (err != CL_SUCCESS) check(err, ("clSetKernelArg(argument " + std::to_string(i) + ")").c_str(), &c);
-}
-
-// One work-item per element over a 1-D range rounded up to a whole number of
-// groups (kernels test i < n), so the driver can always pick a good group size.
-constexpr size_t kRound = 256;
-
-template <class... Args>
-void run(OpenClBackend& be, cl_kernel k, int64_t n, const Args&... args) {  // n: work-items
-  if (n <= 0) return;
-  Context& c = be.ctx();
-  const size_t global = (static_cast<size_t>(n) + kRound - 1) / kRound * kRound;
-  std::lock_guard lock(g_launch_mu);
-  cl_uint i = 0;
-  (set_arg(c, k, i++, args), ...);
-  cl_int err = clEnqueueNDRangeKernel(c.queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) {
-    char name[128] = {0};
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr);
-    check(err, ("clEnqueueNDRangeKernel('" + std::string(name) + "', " + std::to_string(global) + " items)").c_str(), &c);
-  }
-}
-
 bool is_predicate(OpId op) {
   switch (op) {
     case OpId::isnan: case OpId::isinf: case OpId::isfinite: case OpId::logical_not:
@@ -102,23 +53,6 @@ bool is_predicate(OpId op) {
 // Work-items of a flat unary/binary kernel: the halves' take 8 elements each.
 int64_t flat_items(const std::string& family, Dtype t, int64_t n) {
   return is_half(t) && (family == "unary" || family == "binary") ? (n + 7) / 8 : n;
-}
-
-// A value in dtype T's storage bits, widened to 8 bytes (little end first).
-template <class T>
-uint64_t bits_of(T v) {
-  uint64_t u = 0;
-  std::memcpy(&u, &v, sizeof(T));
-  return u;
-}
-
-uint64_t scalar_bits(Dtype t, const Scalar& v) {
-  return visit_dtype(t, [&](auto tag) {
-    using T = decltype(tag);
-    if (v.is_floating()) return bits_of(cpu::convert<T>(v.to_double()));
-    if (v.is_bool()) return bits_of(cpu::convert<T>(v.to_bool()));
-    return bits_of(cpu::convert<T>(v.to_int()));
-  });
 }
 
 // Fill/where/bit-copy kernels work on items of 1, 2, 4 or 8 bytes.
@@ -145,16 +79,16 @@ void OpenClBackend::copy(const Tensor& src, const Tensor& dst) {
                 static_cast<size_t>(dst.offset()) * isz, static_cast<size_t>(n) * isz);
       return;
     }
-    run(*this, copy_kernel(*this, sized("bits", dst.dtype())), n, gd, gs, buffer(dst), buffer(src), n);
+    run(copy_kernel(*this, sized("bits", dst.dtype())), n, 0, gd, gs, buffer(dst), buffer(src), n);
     return;
   }
   const std::string pair = std::string(suffix(dst.dtype())) + "_" + suffix(src.dtype());
   if (gd.contiguous && gs.contiguous) {
-    run(*this, copy_kernel(*this, "copyc_" + pair), n, buffer(dst), static_cast<int64_t>(dst.offset()), buffer(src),
+    run(copy_kernel(*this, "copyc_" + pair), n, 0, buffer(dst), static_cast<int64_t>(dst.offset()), buffer(src),
         static_cast<int64_t>(src.offset()), n);
     return;
   }
-  run(*this, copy_kernel(*this, "copy_" + pair), n, gd, gs, buffer(dst), buffer(src), n);
+  run(copy_kernel(*this, "copy_" + pair), n, 0, gd, gs, buffer(dst), buffer(src), n);
 }
 
 void OpenClBackend::fill(const Tensor& dst, Scalar v) {
@@ -171,33 +105,26 @@ void OpenClBackend::fill(const Tensor& dst, Scalar v) {
   }
   cl_kernel k = copy_kernel(*this, sized("fill", dst.dtype()));
   switch (isz) {
-    case 1: return run(*this, k, n, gd, buffer(dst), static_cast<uint8_t>(bits), n);
-    case 2: return run(*this, k, n, gd, buffer(dst), static_cast<uint16_t>(bits), n);
-    case 4: return run(*this, k, n, gd, buffer(dst), static_cast<uint32_t>(bits), n);
-    default: return run(*this, k, n, gd, buffer(dst), bits, n);
+    case 1: return run(k, n, 0, gd, buffer(dst), static_cast<uint8_t>(bits), n);
+    case 2: return run(k, n, 0, gd, buffer(dst), static_cast<uint16_t>(bits), n);
+    case 4: return run(k, n, 0, gd, buffer(dst), static_cast<uint32_t>(bits), n);
+    default: return run(k, n, 0, gd, buffer(dst), bits, n);
   }
 }
 
+// start + i * step in double, rounded once (the CPU's values): OpenCL claims
+// arange/linspace only with float64 (capabilities), so the kernel always exists.
 void OpenClBackend::iota(const Tensor& dst, double start, double step) {
   const int64_t n = dst.numel();
   if (n == 0) return;
-  // The value is computed in double and rounded once. Without float64 on the
-  // device (or under a no-fp64 profile) the host computes it, with the same
-  // conversion, and uploads it.
-  if (ctx_.info().fp64 && concord::capabilities(device()).can_store(float64)) {
-    run(*this, copy_kernel(*this, std::string("iota_") + suffix(dst.dtype())), n, buffer(dst),
-        static_cast<int64_t>(dst.offset()), start, step, n);
-    return;
-  }
-  visit_dtype(dst.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<char> host(static_cast<size_t>(n) * sizeof(T));
-    for (int64_t i = 0; i < n; ++i) {
-      const T v = cpu::convert<T>(start + static_cast<double>(i) * step);
-      std::memcpy(host.data() + static_cast<size_t>(i) * sizeof(T), &v, sizeof(T));
-    }
-    ctx_.write(buffer(dst), static_cast<size_t>(dst.offset()) * sizeof(T), host.size(), host.data());
-  });
+  run(copy_kernel(*this, std::string("iota_") + suffix(dst.dtype())), n, 0, buffer(dst),
+      static_cast<int64_t>(dst.offset()), start, step, n);
+}
+
+void OpenClBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {
+  const int64_t n = dst.numel();
+  run(copy_kernel(*this, std::string("iota_int_") + suffix(dst.dtype())), n, 0, buffer(dst),
+      static_cast<int64_t>(dst.offset()), start, step, n);
 }
 
 void OpenClBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
@@ -208,11 +135,11 @@ void OpenClBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   const cl_int code = static_cast<cl_int>(op);
   const Geom gx = geom_as(x, out.shape()), go = geom(out);
   if (gx.contiguous && go.contiguous) {
-    run(*this, ew_kernel(*this, family + "c" + sfx), flat_items(family, x.dtype(), n), code, buffer(x), static_cast<int64_t>(x.offset()),
+    run(ew_kernel(*this, family + "c" + sfx), flat_items(family, x.dtype(), n), 0, code, buffer(x), static_cast<int64_t>(x.offset()),
         buffer(out), static_cast<int64_t>(out.offset()), n);
     return;
   }
-  run(*this, ew_kernel(*this, family + sfx), n, code, gx, go, buffer(x), buffer(out), n);
+  run(ew_kernel(*this, family + sfx), n, 0, code, gx, go, buffer(x), buffer(out), n);
 }
 
 void OpenClBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -226,18 +153,18 @@ void OpenClBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
   auto flat = [](const Geom& g) { return g.contiguous || g.ndim == 0; };
   if (go.contiguous && flat(ga) && flat(gb)) {
     const int64_t sa = ga.ndim == 0 ? 0 : 1, sb = gb.ndim == 0 ? 0 : 1;
-    run(*this, ew_kernel(*this, family + "c" + sfx), flat_items(family, a.dtype(), n), code, buffer(a), static_cast<int64_t>(a.offset()), sa,
+    run(ew_kernel(*this, family + "c" + sfx), flat_items(family, a.dtype(), n), 0, code, buffer(a), static_cast<int64_t>(a.offset()), sa,
         buffer(b), static_cast<int64_t>(b.offset()), sb, buffer(out), static_cast<int64_t>(out.offset()), n);
     return;
   }
-  run(*this, ew_kernel(*this, family + sfx), n, code, ga, gb, go, buffer(a), buffer(b), buffer(out), n);
+  run(ew_kernel(*this, family + sfx), n, 0, code, ga, gb, go, buffer(a), buffer(b), buffer(out), n);
 }
 
 void OpenClBackend::where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const Shape& s = out.shape();
-  run(*this, copy_kernel(*this, sized("where", out.dtype())), n, geom_as(c, s), geom_as(a, s), geom_as(b, s),
+  run(copy_kernel(*this, sized("where", out.dtype())), n, 0, geom_as(c, s), geom_as(a, s), geom_as(b, s),
       geom(out), buffer(c), buffer(a), buffer(b), buffer(out), n);
 }
 
@@ -274,7 +201,7 @@ void OpenClBackend::clamp(const Tensor& x, std::optional<Scalar> lo_s, std::opti
       V hi = std::numeric_limits<V>::has_infinity ? std::numeric_limits<V>::infinity() : std::numeric_limits<V>::max();
       if (lo_s) lo = bound<T>(*lo_s);
       if (hi_s) hi = bound<T>(*hi_s);
-      run(*this, ew_kernel(*this, std::string("clamp_") + suffix(x.dtype())), n, gx, go, buffer(x), buffer(out), lo,
+      run(ew_kernel(*this, std::string("clamp_") + suffix(x.dtype())), n, 0, gx, go, buffer(x), buffer(out), lo,
           hi, n);
     }
   });

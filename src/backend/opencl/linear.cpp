@@ -77,15 +77,6 @@ std::string mm_shapes(const Tensor& a, const Tensor& b) {
          shape_str(b.shape());
 }
 
-const char* int_type(Dtype t) {
-  switch (t) {
-    case uint8: return "uchar";
-    case int8: return "char";
-    case int16: return "short";
-    case int32: return "int";
-    default: return "long";
-  }
-}
 
 // CLBlast's default GEMM parameters target GPUs; on a CPU OpenCL device (PoCL)
 // they give ~3 GFLOP/s for sgemm 1024^2. The direct kernel with small
@@ -146,7 +137,7 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
 
   if (!is_floating(dt)) {
     const int ts = ctx_.info().max_work_group >= 256 ? 16 : 8;
-    const std::string opts = std::string("-DT=") + int_type(dt) + " -DU=" + (dt == int64 ? "ulong" : "uint") +
+    const std::string opts = std::string("-DT=") + cl_type(dt) + " -DU=" + (dt == int64 ? "ulong" : "uint") +
                              " -DTS=" + std::to_string(ts);
     cl_kernel k = kernel("linear.cl", "matmul_int", opts);
     auto up = [ts](int64_t n) { return static_cast<size_t>((n + ts - 1) / ts * ts); };

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "backend/kernel_args.h"
 #include "backend/opencl/runtime.h"
 #include "core/backend.h"
 
@@ -17,17 +18,10 @@ namespace concord::detail::ocl {
 // The embedded sources (kernels/*.cl and common/*.h), generated at build time.
 const std::map<std::string, std::string>& embedded_sources();
 
-// Tensor geometry handed to kernels by value: up to kMaxDims dims, element
-// strides, element offset. Dims are coalesced on the host first (row-major, dim
-// kMaxDims-1 innermost after right-alignment). Mirrors `Geom` in kernels/common.cl.
-inline constexpr int kMaxDims = 8;
-struct Geom {
-  cl_long shape[kMaxDims];
-  cl_long strides[kMaxDims];
-  cl_long offset;
-  cl_int ndim;
-  cl_int contiguous;  // 1 when element i is at offset + i
-};
+// Tensor geometry handed to kernels by value (backend/kernel_args.h); mirrors
+// `Geom` in kernels/common.cl.
+using Geom = KernelGeom;
+inline constexpr int kMaxDims = kMaxKernelDims;
 
 class OpenClBackend final : public Backend {
  public:
@@ -43,6 +37,7 @@ class OpenClBackend final : public Backend {
   void copy(const Tensor& src, const Tensor& dst) override;                              // elementwise.cpp
   void fill(const Tensor& dst, Scalar v) override;                                       // elementwise.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // elementwise.cpp
+  void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // elementwise.cpp
   void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
   void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp
   void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;    // elementwise.cpp
@@ -71,6 +66,17 @@ class OpenClBackend final : public Backend {
   cl_program program(const std::string& file, const std::string& extra_options = "");
   cl_kernel kernel(const std::string& file, const char* name, const std::string& extra_options = "");
 
+  // The one 1-D launch of the backend's kernels: `items` work-items (rounded
+  // up to whole groups; kernels test their index against n), in groups of
+  // `local` (0: the driver's choice). Asynchronous.
+  template <class... Args>
+  void run(cl_kernel k, int64_t items, size_t local, const Args&... args) {
+    if (items <= 0) return;
+    const size_t round = local ? local : 256;
+    const size_t global = (static_cast<size_t>(items) + round - 1) / round * round;
+    ctx_.launch(k, {global, 1, 1}, {local, 1, 1}, 1, args...);
+  }
+
  private:
   int index_;
   Device device_;
@@ -81,12 +87,15 @@ class OpenClBackend final : public Backend {
 
 // The buffer of a tensor on an OpenCL device.
 inline cl_mem buffer(const Tensor& t) { return static_cast<cl_mem>(t.storage()->ptr); }
-// Geometry of a tensor (throws ShapeError beyond kMaxDims dims after coalescing).
-Geom geom(const Tensor& t);
-// Geometry of t viewed with `shape` (t's shape broadcast to it, stride 0 on broadcast dims).
-Geom geom_as(const Tensor& t, const Shape& shape);
-// OpenCL C type name for a dtype ("float", "half" storage is "ushort", ...).
+// Geometry of a tensor, and of t viewed with `shape` (stride 0 on broadcast dims).
+inline Geom geom(const Tensor& t) { return kernel_geom(t, "opencl"); }
+inline Geom geom_as(const Tensor& t, const Shape& shape) { return kernel_geom_as(t, shape, "opencl"); }
+// The backend's dtype names: the suffix of kernel names ("f16", backend/kernel_args.h),
+// and the OpenCL C storage type ("float"; halves are raw "ushort" bits, bool "uchar").
+inline const char* suffix(Dtype t) { return dtype_suffix(t); }
 const char* cl_type(Dtype t);
+// The unsigned word type of a dtype's size ("uchar" .. "ulong"), for kernels that move raw items.
+const char* item_type(Dtype t);
 
 // Test hook for linalg.cpp: how the LU update is split over work-items
 // (-1: by the device type, the default; 0: by columns, as on GPUs; 1: by rows).

@@ -3,24 +3,6 @@
 #include "backend/opencl/opencl_backend.h"
 
 namespace concord::detail::ocl {
-namespace {
-
-const char* sfx(Dtype t) {
-  switch (t) {
-    case bool_: return "b";
-    case uint8: return "u8";
-    case int8: return "i8";
-    case int16: return "i16";
-    case int32: return "i32";
-    case int64: return "i64";
-    case float16: return "f16";
-    case bfloat16: return "bf16";
-    case float32: return "f32";
-    default: return "f64";
-  }
-}
-
-}  // namespace
 
 void OpenClBackend::random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) {
   const int64_t n = dst.numel();
@@ -29,7 +11,7 @@ void OpenClBackend::random(OpId op, const Tensor& dst, uint64_t seed, uint64_t o
   if (op != OpId::randint && !is_floating(t))
     throw DtypeError("[" + std::string(op_name(op)) + "] opencl kernel got " + std::string(name(t)) +
                      "; the front end allows floating dtypes only");
-  std::string opts = std::string("-DOS=") + sfx(t);
+  std::string opts = std::string("-DOS=") + suffix(t);
   if (t == float64) opts += " -DOS_F64";
   if (t == float16) opts += " -DOS_F16";
   if (t == bfloat16) opts += " -DOS_BF16";

@@ -6,60 +6,12 @@
 // and var/std's sqrt may differ from the CPU in the last bits.
 #include <algorithm>
 #include <cmath>
-#include <mutex>
-#include <type_traits>
 #include <vector>
 
 #include "backend/opencl/opencl_backend.h"
 
 namespace concord::detail::ocl {
 namespace {
-
-// Kernels take Geom by value, which Context::launch does not accept: the
-// arguments are set here, under this file's lock (its kernels are used only here).
-std::mutex launch_mu;
-
-template <class T>
-void set_arg(Context& c, cl_kernel k, cl_uint i, const T& v) {
-  static_assert(std::is_trivially_copyable_v<T> && !std::is_same_v<T, bool>);
-  check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg (reduce.cl)", &c);
-}
-
-template <class... Args>
-void run(Context& c, cl_kernel k, size_t global, size_t local, const Args&... args) {
-  if (global == 0) return;
-  global = (global + local - 1) / local * local;
-  std::lock_guard lock(launch_mu);
-  cl_uint i = 0;
-  (set_arg(c, k, i++, args), ...);
-  check(clEnqueueNDRangeKernel(c.queue(), k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel (reduce.cl)", &c);
-}
-
-const char* sfx(Dtype t) {
-  switch (t) {
-    case bool_: return "b";
-    case uint8: return "u8";
-    case int8: return "i8";
-    case int16: return "i16";
-    case int32: return "i32";
-    case int64: return "i64";
-    case float16: return "f16";
-    case bfloat16: return "bf16";
-    case float32: return "f32";
-    default: return "f64";
-  }
-}
-
-const char* int_type(Dtype t) {
-  switch (t) {
-    case bool_: case uint8: return "uchar";
-    case int8: return "char";
-    case int16: return "short";
-    case int32: return "int";
-    default: return "long";
-  }
-}
 
 // x split into kept dims (the outputs, row-major) and reduced dims, each group
 // coalesced and without size-1 dims, as the CPU engine does.
@@ -68,42 +20,20 @@ struct Split {
   int64_t nout = 1, n = 1;
 };
 
-Geom pack(const std::vector<int64_t>& s, const std::vector<int64_t>& st, int64_t offset, std::string_view op,
-          const Tensor& x) {
-  if (s.size() > static_cast<size_t>(kMaxDims))
-    throw ShapeError("[" + std::string(op) + "] " + std::string(name(x.dtype())) + shape_str(x.shape()) +
-                     " on opencl needs more than 8 dims after merging; make it contiguous first (.contiguous())");
-  Geom g{};
-  const int nd = static_cast<int>(s.size());
-  for (int d = 0; d < kMaxDims; ++d) g.shape[d] = 1, g.strides[d] = 0;
-  for (int j = 0; j < nd; ++j) g.shape[kMaxDims - nd + j] = s[j], g.strides[kMaxDims - nd + j] = st[j];
-  g.offset = offset;
-  g.ndim = nd;
-  g.contiguous = nd == 0 || (nd == 1 && st[0] == 1);
-  return g;
-}
-
-Split split(std::string_view op, const Tensor& x, const Dims& dims) {
-  std::vector<int64_t> ks, kst, rs, rst;
-  auto push = [](std::vector<int64_t>& s, std::vector<int64_t>& st, int64_t size, int64_t stride) {
-    if (size == 1) return;
-    if (!s.empty() && st.back() == stride * size) {  // the outer dim continues this one
-      s.back() *= size;
-      st.back() = stride;
-      return;
-    }
-    s.push_back(size);
-    st.push_back(stride);
-  };
+Split split(const Tensor& x, const Dims& dims) {
+  Shape ks, rs;
+  Strides kst, rst;
   Split g;
   size_t j = 0;
   for (int64_t d = 0; d < x.ndim(); ++d) {
     const bool red = j < dims.size() && dims[j] == d;
-    if (red) ++j, push(rs, rst, x.shape()[d], x.strides()[d]), g.n *= x.shape()[d];
-    else push(ks, kst, x.shape()[d], x.strides()[d]), g.nout *= x.shape()[d];
+    (red ? rs : ks).push_back(x.shape()[d]);
+    (red ? rst : kst).push_back(x.strides()[d]);
+    (red ? g.n : g.nout) *= x.shape()[d];
+    j += red;
   }
-  g.kept = pack(ks, kst, x.offset(), op, x);
-  g.red = pack(rs, rst, 0, op, x);
+  g.kept = kernel_geom_of(ks, kst, x.offset(), "opencl", x.device());
+  g.red = kernel_geom_of(rs, rst, 0, "opencl", x.device());
   return g;
 }
 
@@ -138,24 +68,23 @@ void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split&
   if (r == kAll || r == kAny) {
     acc = "uchar", as = "b", is_float = false;
   } else if (is_float) {
-    acc = acc_type(xt), as = sfx(acc_dtype(xt));
+    acc = acc_type(xt), as = suffix(acc_dtype(xt));
   } else if (r == kSum || r == kProd) {
     acc = "ulong", as = "i64", is_ulong = true;
   } else if (r == kMax || r == kMin) {
-    acc = int_type(xt), as = sfx(xt);
-    extra = std::string(" -DRED_LOWEST=LIM_MIN_") + sfx(xt) + " -DRED_HIGHEST=LIM_MAX_" + sfx(xt);
+    acc = cl_type(xt), as = suffix(xt);
+    extra = std::string(" -DRED_LOWEST=LIM_MIN_") + suffix(xt) + " -DRED_HIGHEST=LIM_MAX_" + suffix(xt);
   } else {
     throw NotImplementedError(shape_msg(op, x) + " has no opencl kernel for this dtype; use a floating dtype");
   }
-  const std::string opts = std::string("-DXS=") + sfx(xt) + " -DOS=" + sfx(out_dtype) + " -DRED=" +
+  const std::string opts = std::string("-DXS=") + suffix(xt) + " -DOS=" + suffix(out_dtype) + " -DRED=" +
                            std::to_string(static_cast<int>(r)) + " -DACC=" + acc + " -DAS=" + as +
                            " -DRED_FLOAT=" + (is_float ? "1" : "0") + " -DRED_ULONG=" + (is_ulong ? "1" : "0") +
                            extra;
-  Context& c = be.ctx();
   const int64_t nout = g.nout, n = g.n;
   const int post_i = static_cast<int>(post);
   if (nout >= kRowsMinOutputs || n <= kRowsMaxLength) {
-    run(c, be.kernel("reduce.cl", "red_rows", opts), static_cast<size_t>(nout), kLocal, buffer(x), g.kept, g.red,
+    be.run(be.kernel("reduce.cl", "red_rows", opts), static_cast<size_t>(nout), kLocal, buffer(x), g.kept, g.red,
         nout, n, params, post_i, div, out_buf, out_off);
     return;
   }
@@ -164,9 +93,9 @@ void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split&
   const size_t pbytes = static_cast<size_t>(nout * nb) * acc_size;
   auto partial = be.allocate(pbytes, be.device());
   const cl_mem pbuf = static_cast<cl_mem>(partial->ptr);
-  run(c, be.kernel("reduce.cl", "red_blocks", opts), static_cast<size_t>(nout * nb) * kLanes, kLanes, buffer(x),
+  be.run(be.kernel("reduce.cl", "red_blocks", opts), static_cast<size_t>(nout * nb) * kLanes, kLanes, buffer(x),
       g.kept, g.red, n, nb, params, pbuf);
-  run(c, be.kernel("reduce.cl", "red_combine", opts), static_cast<size_t>(nout), kLocal, pbuf, nout, nb, params,
+  be.run(be.kernel("reduce.cl", "red_combine", opts), static_cast<size_t>(nout), kLocal, pbuf, nout, nb, params,
       post_i, div, out_buf, out_off);
 }
 
@@ -179,7 +108,7 @@ cl_mem mem(const std::shared_ptr<Storage>& s) { return static_cast<cl_mem>(s->pt
 }  // namespace
 
 void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) {
-  const Split g = split(op_name(op), x, dims);
+  const Split g = split(x, dims);
   if (g.nout == 0) return;
   const cl_mem ob = buffer(out);
   const int64_t oo = out.offset();
@@ -234,16 +163,16 @@ void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
 void OpenClBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) {
   if (x.dtype() == bool_)
     throw NotImplementedError(shape_msg(op, x) + " has no opencl kernel for bool; the front end converts to uint8");
-  const Split g = split(op_name(op), x, Dims{dim});
+  const Split g = split(x, Dims{dim});
   if (g.nout == 0 || g.n == 0) return;
   const int64_t rs = g.red.ndim ? g.red.strides[kMaxDims - 1] : 0;
-  const std::string opts = std::string("-DXS=") + sfx(x.dtype()) + " -DARG_MAX=" + (op == OpId::argmax ? "1" : "0") +
+  const std::string opts = std::string("-DXS=") + suffix(x.dtype()) + " -DARG_MAX=" + (op == OpId::argmax ? "1" : "0") +
                            " -DARG_FLOAT=" + (is_floating(x.dtype()) ? "1" : "0");
   if (g.nout >= 256 || g.n <= static_cast<int64_t>(kArgGroup)) {
-    run(ctx_, kernel("reduce.cl", "arg_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, rs,
+    run(kernel("reduce.cl", "arg_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, rs,
         g.nout, g.n, buffer(out), out.offset());
   } else {
-    run(ctx_, kernel("reduce.cl", "arg_groups", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup,
+    run(kernel("reduce.cl", "arg_groups", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup,
         buffer(x), g.kept, rs, g.n, buffer(out), out.offset());
   }
 }
@@ -252,17 +181,17 @@ void OpenClBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
   if (x.numel() == 0) return;
   const Dtype xt = x.dtype();
   const std::string_view opn = op_name(op);
-  const Split g = split(opn, x, Dims{dim});
-  const Split og = split(opn, out, Dims{dim});
+  const Split g = split(x, Dims{dim});
+  const Split og = split(out, Dims{dim});
   if (op == OpId::cumsum) {
     if (xt == bool_) throw NotImplementedError(shape_msg(op, x) + " has no opencl kernel for bool");
     const bool fl = is_floating(xt);
-    const std::string opts = std::string("-DSCAN=1 -DXS=") + sfx(xt) + " -DOS=" + sfx(out.dtype()) +
-                             " -DACC=" + (fl ? acc_type(xt) : "ulong") + " -DAS=" + (fl ? sfx(acc_dtype(xt)) : "i64") +
+    const std::string opts = std::string("-DSCAN=1 -DXS=") + suffix(xt) + " -DOS=" + suffix(out.dtype()) +
+                             " -DACC=" + (fl ? acc_type(xt) : "ulong") + " -DAS=" + (fl ? suffix(acc_dtype(xt)) : "i64") +
                              " -DSCAN_ULONG=" + (fl ? "0" : "1");
     const int64_t xs = g.red.ndim ? g.red.strides[kMaxDims - 1] : 0;
     const int64_t os = og.red.ndim ? og.red.strides[kMaxDims - 1] : 0;
-    run(ctx_, kernel("reduce.cl", "cumsum_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, xs,
+    run(kernel("reduce.cl", "cumsum_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, xs,
         og.kept, os, g.nout, g.n, buffer(out));
     return;
   }
@@ -277,10 +206,10 @@ void OpenClBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
   auto m = scratch(*this, g.nout, ad), s = scratch(*this, g.nout, ad);
   run_reduce(*this, op, kMax, x, g, nullptr, kNone, 0, mem(m), ad);
   run_reduce(*this, op, kExpSum, x, g, mem(m), is_log ? kLog : kNone, 0, mem(s), ad);
-  const std::string opts = std::string("-DSCAN=1 -DXS=") + sfx(xt) + " -DOS=" + sfx(out.dtype()) + " -DACC=" +
-                           acc_type(xt) + " -DAS=" + sfx(ad) + " -DSCAN_ULONG=0";
+  const std::string opts = std::string("-DSCAN=1 -DXS=") + suffix(xt) + " -DOS=" + suffix(out.dtype()) + " -DACC=" +
+                           acc_type(xt) + " -DAS=" + suffix(ad) + " -DSCAN_ULONG=0";
   const int64_t total = g.nout * g.n;
-  run(ctx_, kernel("reduce.cl", "softmax_out", opts), static_cast<size_t>(total), kLocal, buffer(x), g.kept, g.red,
+  run(kernel("reduce.cl", "softmax_out", opts), static_cast<size_t>(total), kLocal, buffer(x), g.kept, g.red,
       og.kept, og.red, g.n, total, mem(m), mem(s), static_cast<cl_int>(is_log), buffer(out));
 }
 

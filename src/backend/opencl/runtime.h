@@ -144,7 +144,8 @@ class Context {
   // Sets the arguments and enqueues `k` (asynchronous; use read() or
   // finish() to wait). Args: cl_mem, arithmetic scalars (their C++ size must
   // match the kernel's type: int32_t for int, int64_t for long, float,
-  // double), or LocalMem{bytes}. local_or_zero = {0,0,0} lets the driver
+  // double), structs passed by value (same layout as the kernel's), or
+  // LocalMem{bytes}. local_or_zero = {0,0,0} lets the driver
   // choose; otherwise each global size must be a multiple of the local size.
   // A zero global size is a no-op. Errors name the kernel, argument or sizes.
   template <class... Args>
@@ -195,8 +196,9 @@ class Context {
     } else if constexpr (std::is_same_v<T, cl_mem>) {
       set_arg_raw(k, i, sizeof(cl_mem), &v);
     } else {
-      static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
-                    "kernel args: cl_mem, LocalMem or a non-bool arithmetic scalar");
+      // Scalars and structs passed by value (a kernel's Geom): their bytes.
+      static_assert(std::is_trivially_copyable_v<T> && !std::is_same_v<T, bool> && !std::is_pointer_v<T>,
+                    "kernel args: cl_mem, LocalMem, a non-bool scalar or a trivially copyable struct");
       set_arg_raw(k, i, sizeof(T), &v);
     }
   }

@@ -18,6 +18,10 @@ struct FillArgs {
   int64_t n, pad;
   Geom gd;
 };
+struct IotaIntArgs {
+  uint64_t dst;
+  int64_t off, start, step, n, pad;
+};
 struct IotaArgs {
   uint64_t dst;
   int64_t off;
@@ -51,13 +55,18 @@ void claims_copy(Claims& c) {
     for (Dtype s : kAllDtypes)
       if (s != d && all.has(s)) c.need(std::string("copy_") + suffix(d) + "_" + suffix(s));
   }
-  // arange and linspace compute start + i * step in float64 and round once
-  // (the CPU's values): only where the device has float64.
+  // Integer arange is exact int64 arithmetic (iota_int); floating arange and
+  // linspace compute start + i * step in float64 and round once (the CPU's
+  // values): only where the device has float64.
+  const DtypeSet ints = all - kFloatingDtypes;
+  c.claim(OpId::arange, ints);
+  for (Dtype d : kAllDtypes)
+    if (ints.has(d)) c.need(std::string("iota_int_") + suffix(d));
   if (c.info.fp64) {
     c.claim(OpId::arange, all);
     c.claim(OpId::linspace, all);
-    c.caps.needs_fp64[static_cast<int>(OpId::arange)] = true;
-    c.caps.needs_fp64[static_cast<int>(OpId::linspace)] = true;
+    c.caps.needs_fp64[static_cast<int>(OpId::arange)] = kFloatingDtypes;
+    c.caps.needs_fp64[static_cast<int>(OpId::linspace)] = kFloatingDtypes;
     for (Dtype d : kAllDtypes)
       if (all.has(d)) c.need(std::string("iota_") + suffix(d));
   }
@@ -86,6 +95,12 @@ void VulkanBackend::fill(const Tensor& dst, Scalar v) {
   if (n == 0) return;
   launch("fill_" + std::to_string(itemsize(dst.dtype())), static_cast<uint64_t>(n),
          FillArgs{address(dst), scalar_bits(dst.dtype(), v), n, 0, geom(dst)});
+}
+
+void VulkanBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {
+  const int64_t n = dst.numel();
+  launch(std::string("iota_int_") + suffix(dst.dtype()), static_cast<uint64_t>(n),
+         IotaIntArgs{address(dst), dst.offset(), start, step, n, 0});
 }
 
 void VulkanBackend::iota(const Tensor& dst, double start, double step) {

@@ -53,6 +53,7 @@ class VulkanBackend final : public Backend {
   void copy(const Tensor& src, const Tensor& dst) override;                              // copy.cpp
   void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
+  void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.

@@ -6,6 +6,7 @@
 //   where_N       out = cond ? a : b on items of N bytes (selection never converts)
 //   fill_N        dst = v on a strided dst of N-byte items
 //   iota_X        dst[i] = cvt_X_f64(start + i * step), computed in double
+//   iota_int_X    dst[i] = cvt_X_i64(start + i * step), exact in long (integer dtypes, no float64 needed)
 // Contiguous same-dtype copies and contiguous fills use clEnqueueCopyBuffer /
 // clEnqueueFillBuffer instead.
 
@@ -61,6 +62,18 @@ BITS_KERNELS(1, uchar)
 BITS_KERNELS(2, ushort)
 BITS_KERNELS(4, uint)
 BITS_KERNELS(8, ulong)
+
+#define IOTA_INT_KERNEL(X)                                                                    \
+  __kernel void iota_int_##X(__global st_##X* dst, long off, long start, long step, long n) {     \
+    const long i = get_global_id(0);                                                            \
+    if (i < n) dst[off + i] = cvt_##X##_i64((long)((ulong)start + (ulong)i * (ulong)step));      \
+  }
+IOTA_INT_KERNEL(b)
+IOTA_INT_KERNEL(u8)
+IOTA_INT_KERNEL(i8)
+IOTA_INT_KERNEL(i16)
+IOTA_INT_KERNEL(i32)
+IOTA_INT_KERNEL(i64)
 
 #if CONCORD_HAS_FP64
 #define IOTA_KERNEL(X)                                                                  \

@@ -86,7 +86,7 @@ static inline double gelu_double(double x) {
       case OP_gelu: return (F)gelu_##M(w);                                             \
       case OP_erf: return (F)erf(w);                                                   \
       case OP_reciprocal: return (F)1 / x;                                             \
-      default: return x;                                                               \
+      default: return (F)NAN;  /* an op without a case here: never its input */        \
     }                                                                                  \
   }                                                                                    \
   static inline uchar upr_##F(int op, F x) {                                         \
@@ -94,7 +94,8 @@ static inline double gelu_double(double x) {
       case OP_isnan: return x != x;                                                    \
       case OP_isinf: return isinf(x) ? 1 : 0;                                          \
       case OP_isfinite: return isfinite(x) ? 1 : 0;                                    \
-      default: return x == (F)0;  /* logical_not */                                    \
+      case OP_logical_not: return x == (F)0;                                           \
+      default: return 2;  /* not a bool: an op without a case here */                  \
     }                                                                                  \
   }                                                                                    \
   static inline F bop_##F(int op, F a, F b) {                                          \
@@ -112,7 +113,7 @@ static inline double gelu_double(double x) {
         return m;                                                                      \
       }                                                                                \
       case OP_atan2: return (F)atan2((M)a, (M)b);                                      \
-      default: return a;                                                               \
+      default: return (F)NAN;                                                          \
     }                                                                                  \
   }
 #define FLOAT_OPS_EXPANDED(F, M) FLOAT_OPS(F, M)
@@ -130,14 +131,16 @@ FLOAT_OPS(double, double)
       case OP_abs: return x < 0 ? WRAP(X, (ulong)0 - UL(x)) : x;                       \
       case OP_sign: return (st_##X)((x > 0) - (x < 0));                                \
       case OP_relu: return x < 0 ? (st_##X)0 : x;                                      \
-      default: return x;  /* floor ceil round trunc leave integers unchanged */        \
+      case OP_floor: case OP_ceil: case OP_round: case OP_trunc: return x;             \
+      default: return (st_##X)0x5A;  /* an op without a case here: never its input */ \
     }                                                                                  \
   }                                                                                    \
   static inline uchar upr_##X(int op, st_##X x) {                                    \
     switch (op) {                                                                      \
       case OP_isfinite: return 1;                                                      \
       case OP_logical_not: return x == 0;                                              \
-      default: return 0;  /* isnan isinf */                                            \
+      case OP_isnan: case OP_isinf: return 0;                                          \
+      default: return 2;                                                               \
     }                                                                                  \
   }                                                                                    \
   static inline st_##X ipow_##X(st_##X a, st_##X b) {                                  \
@@ -164,7 +167,7 @@ FLOAT_OPS(double, double)
       case OP_minimum: return b < a ? b : a;                                           \
       case OP_pow: return ipow_##X(a, b);                                              \
       case OP_remainder: return irem_##X(a, b);                                        \
-      default: return a;                                                               \
+      default: return (st_##X)0x5A;                                                    \
     }                                                                                  \
   }
 INT_OPS(u8)
@@ -201,7 +204,8 @@ static inline uchar bop_b(int op, uchar a, uchar b) {
       case OP_ge: return a >= b;                                   \
       case OP_logical_and: return (a != (F)0) & (b != (F)0);       \
       case OP_logical_or: return (a != (F)0) | (b != (F)0);        \
-      default: return (a != (F)0) != (b != (F)0); /* logical_xor */ \
+      case OP_logical_xor: return (a != (F)0) != (b != (F)0);      \
+      default: return 2;                                           \
     }                                                              \
   }
 BPRED(uchar)

@@ -1,24 +1,41 @@
-// shaders/iota.comp — dst[off + i] = start + i * step, computed in double and
-// rounded once to -DDST=X (the CPU's arange/linspace). Needs float64.
+// shaders/iota.comp — dst[off + i] = start + i * step.
+//   default   computed in double and rounded once to -DDST=X (the CPU's
+//             floating arange/linspace); needs float64
+//   -DINT=1   exact int64 arithmetic (two's complement on overflow), then the
+//             int -> int rule (integer arange; no float64 needed)
 #version 460
+#ifndef INT
 #define CONCORD_F64 1
+#endif
 #include "common.glsl"
 #include "dtypes.glsl"
 
 layout(local_size_x = 256) in;
 
+#ifdef INT
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
+  uint64_t dst;
+  int64_t off, start, step, n, pad;
+};
+#else
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
   uint64_t dst;
   int64_t off;
   double start, step;
   int64_t n, pad;
 };
+#endif
 layout(push_constant) uniform Push { Args args; } pc;
 
 void main() {
   const int64_t i = int64_t(concord_linear_id());
   Args a = pc.args;
   if (i >= a.n) return;
+#ifdef INT
+  const int64_t v = int64_t(uint64_t(a.start) + uint64_t(i) * uint64_t(a.step));
+  STORE(DST)(a.dst, a.off + i, CVT(DST, i64)(v));
+#else
   precise double v = a.start + double(i) * a.step;  // two roundings, never contracted
   STORE(DST)(a.dst, a.off + i, CVT(DST, f64)(v));
+#endif
 }
