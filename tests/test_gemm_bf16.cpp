@@ -80,7 +80,7 @@ class GemmBf16 : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!gemm_bf16_available())
-      GTEST_SKIP() << "this CPU has no AVX512-BF16 (or CONCORD_CPU_ISA pins a narrower ISA): bfloat16 matmul widens to float32";
+      GTEST_SKIP() << "this CPU has no AVX512-BF16 (or CONCORD_ISA caps the level below avx512): bfloat16 matmul widens to float32";
   }
 };
 

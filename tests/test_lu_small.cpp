@@ -1,9 +1,11 @@
 // The small-matrix linear algebra kernels against plain scalar loops written
 // here, bit for bit:
-//   - the AVX-512 LU (backend/cpu/lu_avx512.h), unblocked and blocked: the same
-//     factors, pivots and info for sizes across the small regime (1..128), on random matrices and
-//     on ones built to hit exact pivot ties, zero pivots (singular), NaN, Inf.
-//     Skipped (saying why) on a CPU without AVX-512.
+//   - the small LU of every instruction-set level this CPU runs (vec::Kernels:
+//     the baseline and AVX2 loops, the AVX-512 LU of lu_avx512.h, unblocked
+//     and blocked): the same factors, pivots and info for sizes across the
+//     small regime (1..128), on random matrices and on ones built to hit exact
+//     pivot ties, zero pivots (singular), NaN, Inf. A level the CPU lacks is
+//     reported as skipped.
 //   - the CPU's triangular solves (rows solved in interleaved groups for one
 //     right-hand side): the same bits as row-by-row substitution, lower with
 //     sums in ascending order, upper in descending order.
@@ -17,11 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include "backend/cpu/lu_avx512.h"
+#include "backend/cpu/vec_math.h"
 #include "concord/concord.h"
 
-using concord::detail::cpu::lu_avx512_available;
-using concord::detail::cpu::lu_small_avx512;
+namespace vec = concord::detail::cpu::vec;
 
 namespace {
 
@@ -53,19 +54,22 @@ int32_t reference_lu(T* a, int64_t n, int32_t* piv) {
   return info;
 }
 
+int32_t level_lu(const vec::Kernels& k, float* a, int64_t n, int32_t* piv) { return k.lu_f32(a, n, piv); }
+int32_t level_lu(const vec::Kernels& k, double* a, int64_t n, int32_t* piv) { return k.lu_f64(a, n, piv); }
+
 template <class T>
-void expect_same(std::vector<T> a, int64_t n, const char* what) {
+void expect_same(const vec::Kernels& k, std::vector<T> a, int64_t n, const char* what) {
   std::vector<T> b = a;
   std::vector<int32_t> pa(static_cast<size_t>(n)), pb(static_cast<size_t>(n));
   const int32_t ia = reference_lu(a.data(), n, pa.data());
-  const int32_t ib = lu_small_avx512(b.data(), n, pb.data());
+  const int32_t ib = level_lu(k, b.data(), n, pb.data());
   EXPECT_EQ(ia, ib) << what << " n=" << n;
   EXPECT_EQ(pa, pb) << what << " n=" << n;
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << what << " n=" << n << ": factors differ";
 }
 
 template <class T>
-void run_all() {
+void run_all(const vec::Kernels& k) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<T> d(-1, 1);
   std::uniform_int_distribution<int> small(-2, 2);
@@ -75,32 +79,41 @@ void run_all() {
   for (const int64_t n : sizes) {
     std::vector<T> a(static_cast<size_t>(n * n));
     for (auto& v : a) v = d(rng);
-    expect_same(a, n, "random");
+    expect_same(k, a, n, "random");
     for (auto& v : a) v = static_cast<T>(small(rng));  // many exact ties and zero pivots
-    expect_same(a, n, "integers in [-2, 2]");
+    expect_same(k, a, n, "integers in [-2, 2]");
     if (n >= 3) {
       for (auto& v : a) v = d(rng);
       for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + 1)] = 0;  // column 1 zero: singular
       a[static_cast<size_t>((n - 1) * n + 2)] = std::numeric_limits<T>::quiet_NaN();
       a[static_cast<size_t>(n + n - 1)] = std::numeric_limits<T>::infinity();
-      expect_same(a, n, "zero column, NaN, Inf");
+      expect_same(k, a, n, "zero column, NaN, Inf");
       for (auto& v : a) v = d(rng);
       for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + (n - 1) / 2)] = 0;  // a later panel's zero step
       for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>((n - 2) * n + j)] = a[static_cast<size_t>(j)];  // equal rows
-      expect_same(a, n, "zero middle column, two equal rows");
+      expect_same(k, a, n, "zero middle column, two equal rows");
     }
   }
 }
 
-TEST(LuSmallAvx512, SameBitsAsTheScalarLoopFloat32) {
-  if (!lu_avx512_available()) GTEST_SKIP() << "this CPU has no AVX-512 (or CONCORD_CPU_ISA pins a narrower ISA)";
-  run_all<float>();
+class LuSmallLevel : public ::testing::TestWithParam<vec::Isa> {
+ protected:
+  const vec::Kernels* kernels() const { return vec::kernels_for(GetParam()); }
+};
+
+TEST_P(LuSmallLevel, SameBitsAsTheScalarLoopFloat32) {
+  if (!kernels()) GTEST_SKIP() << "this CPU cannot run the " << concord::detail::name(GetParam()) << " level";
+  run_all<float>(*kernels());
 }
 
-TEST(LuSmallAvx512, SameBitsAsTheScalarLoopFloat64) {
-  if (!lu_avx512_available()) GTEST_SKIP() << "this CPU has no AVX-512 (or CONCORD_CPU_ISA pins a narrower ISA)";
-  run_all<double>();
+TEST_P(LuSmallLevel, SameBitsAsTheScalarLoopFloat64) {
+  if (!kernels()) GTEST_SKIP() << "this CPU cannot run the " << concord::detail::name(GetParam()) << " level";
+  run_all<double>(*kernels());
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, LuSmallLevel,
+                         ::testing::Values(vec::Isa::baseline, vec::Isa::avx2, vec::Isa::avx512),
+                         [](const auto& info) { return std::string(concord::detail::name(info.param)); });
 
 // b_i = (b_i - Σ_{j<i} a_ij·b_j) / a_ii, j ascending, products rounded.
 template <class T>

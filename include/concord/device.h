@@ -115,6 +115,10 @@ struct Capabilities {
 // for more), opencl:0.., vulkan:0..
 std::vector<Device> devices();
 bool is_available(const Device& d);
+// The instruction-set level of the CPU kernels: "baseline" (x86-64), "avx2"
+// or "avx512", the widest the CPU has unless CONCORD_ISA=baseline|avx2|avx512
+// caps it. Every level gives the same bits.
+std::string_view cpu_isa();
 // What the backends have to say about devices they found but cannot use, or
 // why a kind has none ("vulkan: CONCORD_VULKAN=0 switched the backend off").
 std::vector<std::string> device_notes();

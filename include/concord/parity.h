@@ -30,7 +30,7 @@
 namespace concord::testing {
 
 struct ParityCase {
-  OpId op;
+  OpId op = OpId::copy;
   std::string variant;  // "odd 37x53", "transposed", "broadcast", "empty", "special"...
   DtypeSet dtypes;      // the dtypes it runs in (within the op's own)
   std::function<std::vector<Tensor>(Dtype, uint64_t seed)> make;  // inputs, built on the CPU

@@ -1,20 +1,17 @@
 // Bulk float16/bfloat16 conversions. F16C (and AVX2 for bfloat16) when the
 // CPU has them, picked once at run time; the scalar code is the reference.
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include "concord/half.h"
+#include "core/cpu_isa.h"
 
 namespace concord {
 
 namespace {
 
-// F16C is read from CPUID: clang (14) rejects __builtin_cpu_supports("f16c").
+// F16C and AVX2 come with the avx2 level (core/cpu_isa.h, which CONCORD_ISA caps).
 bool has_f16c() {
-  static const bool v = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0 && __builtin_cpu_supports("avx2");
-  }();
+  static const bool v = detail::cpu_isa() >= detail::CpuIsa::avx2;
   return v;
 }
 

@@ -56,7 +56,12 @@ struct Builder {
 
   ParityCase make(OpId op, std::string variant, DtypeSet dts, std::function<Ts(Dtype, uint64_t)> mk,
                   std::function<Tensor(const Ts&)> run) {
-    ParityCase c{op, std::move(variant), dts & op_def(op).dtypes, std::move(mk), std::move(run)};
+    ParityCase c;
+    c.op = op;
+    c.variant = std::move(variant);
+    c.dtypes = dts & op_def(op).dtypes;
+    c.make = std::move(mk);
+    c.run = std::move(run);
     table_model(c);
     return c;
   }

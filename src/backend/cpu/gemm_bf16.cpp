@@ -245,8 +245,7 @@ uint32_t* scratch(int slot, size_t words) {
 }  // namespace
 
 bool gemm_bf16_available() {
-  static const bool ok = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
-                         __builtin_cpu_supports("avx512vl") && vec::kernels().isa == vec::Isa::avx512;
+  static const bool ok = cpu_features().avx512_bf16 && cpu_isa() == CpuIsa::avx512;
   return ok;
 }
 

@@ -18,7 +18,7 @@
 //     zero (|x| < 2^-126); everything else is IEEE float32 with round to nearest even.
 //   - Runs on the calling thread inside a parallel region, on all threads otherwise.
 //   - Only call it when gemm_bf16_available() (the CPU has AVX512-BF16 and the
-//     vector kernels are not pinned below AVX-512 by CONCORD_CPU_ISA).
+//     instruction-set level, core/cpu_isa.h, is avx512).
 // Example:
 //   if (gemm_bf16_available()) gemm_bf16(M, N, K, {pa, K, 1}, {pb, 1, K}, {.part = c});  // a @ bᵀ
 #pragma once

@@ -21,7 +21,7 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/lu_avx512.h"
+#include "backend/cpu/vec_math.h"
 
 namespace concord::detail::cpu {
 
@@ -44,181 +44,16 @@ void for_batch(int64_t batch, int64_t n, int64_t work_per_matrix, F&& f) {
   for (int64_t b = 0; b < batch; ++b) f(b);
 }
 
-// y -= a * x over m contiguous elements.
-template <class T>
-inline void axpy_sub(T* __restrict y, const T* __restrict x, T a, int64_t m) {
-#pragma omp simd
-  for (int64_t j = 0; j < m; ++j) y[j] -= a * x[j];
+#include "backend/cpu/linalg_small.h"  // axpy_sub, scale_div, swap_rows (the small LU and solves: via vec::kernels())
+
+// The small LU and triangular solves of the level core/cpu_isa.h chose.
+int32_t small_lu(float* a, int64_t n, int32_t* piv) { return vec::kernels().lu_f32(a, n, piv); }
+int32_t small_lu(double* a, int64_t n, int32_t* piv) { return vec::kernels().lu_f64(a, n, piv); }
+void small_trsm(const float* a, float* b, int64_t n, int64_t k, bool left, bool upper, bool unit) {
+  vec::kernels().trsm_f32(a, b, n, k, left, upper, unit);
 }
-
-template <class T>
-inline void scale_div(T* y, T d, int64_t m) {
-#pragma omp simd
-  for (int64_t j = 0; j < m; ++j) y[j] /= d;
-}
-
-template <class T>
-void swap_rows(T* m, int64_t i, int64_t j, int64_t len) {
-  if (i != j) std::swap_ranges(m + i * len, m + (i + 1) * len, m + j * len);
-}
-
-// ---- small matrices: row-major loops ----
-
-// The LU's row updates are most of a small solve's time, and the library is
-// built for baseline x86-64 (SSE2): these loops are also built for AVX2 and
-// AVX-512 and the loader picks the widest the CPU has. The build has no FMA
-// contraction (-ffp-contract=off), so every clone gives the same bits.
-// Not in sanitizer builds: their instrumented ifunc resolvers would run
-// during relocation, before the sanitizer runtime is up.
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define CONCORD_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define CONCORD_ISA_CLONES
-#endif
-
-// Right-looking LU with partial pivoting (the first largest |a| as LAPACK's
-// idamax); keeps going past a zero pivot and reports the first one, as getrf.
-template <class T>
-CONCORD_ISA_CLONES int32_t lu_small(T* a, int64_t n, int32_t* piv) {
-  int32_t info = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t p = k;
-    T best = std::abs(a[k * n + k]);
-    for (int64_t i = k + 1; i < n; ++i) {
-      const T v = std::abs(a[i * n + k]);
-      if (v > best) { best = v; p = i; }
-    }
-    piv[k] = static_cast<int32_t>(p + 1);
-    if (a[p * n + k] == T(0)) {
-      if (info == 0) info = static_cast<int32_t>(k + 1);
-      continue;  // the column below is zero too: nothing to eliminate
-    }
-    swap_rows(a, k, p, n);
-    const T* rk = a + k * n;
-    for (int64_t i = k + 1; i < n; ++i) {
-      T* ri = a + i * n;
-      const T l = ri[k] / rk[k];
-      ri[k] = l;
-      axpy_sub(ri + k + 1, rk + k + 1, l, n - k - 1);
-    }
-  }
-  return info;
-}
-
-// Rows i of b [n, k]: b_i -= sum over j in [j0, j1) of m[i][j] * b_j, in
-// ascending order of j (descending when down: the upper solves, see below).
-template <class T>
-inline void eliminate_row(const T* mrow, T* b, int64_t i, int64_t j0, int64_t j1, int64_t k, bool down = false) {
-  T* bi = b + i * k;
-  if (k == 1) {  // the same operations as the axpy form, without its loop overhead
-    T s = bi[0];
-    if (down)
-      for (int64_t j = j1 - 1; j >= j0; --j) s -= mrow[j] * b[j];
-    else
-      for (int64_t j = j0; j < j1; ++j) s -= mrow[j] * b[j];
-    bi[0] = s;
-    return;
-  }
-  if (down)
-    for (int64_t j = j1 - 1; j >= j0; --j) axpy_sub(bi, b + j * k, mrow[j], k);
-  else
-    for (int64_t j = j0; j < j1; ++j) axpy_sub(bi, b + j * k, mrow[j], k);
-}
-
-// A X = B for triangular a [n, n] and b [n, k] (overwritten by X).
-// Forward substitution for one right-hand side, kR rows at a time: their
-// sums over the rows already solved are kR independent chains (each in the
-// order of j, so the same bits as eliminate_row), which the core overlaps
-// instead of waiting out one chain's subtraction latency after another.
-template <class T>
-int64_t lower_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
-  constexpr int kR = 8;
-  int64_t i = 0;
-  for (; i + kR <= n; i += kR) {
-    T s[kR];
-#pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) s[r] = b[i + r];
-    for (int64_t j = 0; j < i; ++j) {
-      const T x = b[j];
-#pragma GCC unroll 8
-      for (int r = 0; r < kR; ++r) s[r] -= a[(i + r) * n + j] * x;
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) {  // the triangle inside the group, in order
-      const T* ar = a + (i + r) * n;
-      for (int q = 0; q < r; ++q) s[r] -= ar[i + q] * s[q];
-      if (!unit) s[r] /= ar[i + r];
-      b[i + r] = s[r];
-    }
-  }
-  return i;
-}
-
-// Back substitution for one right-hand side, kR rows at a time from the
-// bottom. Each row's sum runs over j from the end down to its diagonal, so
-// the terms of rows already solved come first: the kR chains run side by side
-// and only the triangle inside the group waits (ascending sums would start
-// each row with the term of the row just solved, serialising every row).
-template <class T>
-int64_t upper_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
-  constexpr int kR = 8;
-  int64_t i = n;  // rows [i, n) are solved
-  for (; i - kR >= 0; i -= kR) {
-    const int64_t i0 = i - kR;
-    T s[kR];
-#pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) s[r] = b[i0 + r];
-    for (int64_t j = n - 1; j >= i; --j) {
-      const T x = b[j];
-#pragma GCC unroll 8
-      for (int r = 0; r < kR; ++r) s[r] -= a[(i0 + r) * n + j] * x;
-    }
-#pragma GCC unroll 8
-    for (int r = kR - 1; r >= 0; --r) {  // the triangle inside the group, from its bottom
-      const T* ar = a + (i0 + r) * n;
-      for (int q = kR - 1; q > r; --q) s[r] -= ar[i0 + q] * s[q];
-      if (!unit) s[r] /= ar[i0 + r];
-      b[i0 + r] = s[r];
-    }
-  }
-  return i;  // rows [0, i) are left
-}
-
-// Lower: sums in ascending j. Upper: sums in descending j (from the last row
-// up), which lets one-column solves interleave rows. The OpenCL kernels
-// (linalg.cl) use the same orders.
-template <class T>
-CONCORD_ISA_CLONES void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
-  if (!upper) {
-    for (int64_t i = k == 1 ? lower_rows_interleaved(a, b, n, unit) : 0; i < n; ++i) {
-      eliminate_row(a + i * n, b, i, 0, i, k);
-      if (!unit) scale_div(b + i * k, a[i * n + i], k);
-    }
-  } else {
-    for (int64_t i = (k == 1 ? upper_rows_interleaved(a, b, n, unit) : n) - 1; i >= 0; --i) {
-      eliminate_row(a + i * n, b, i, i + 1, n, k, /*down=*/true);
-      if (!unit) scale_div(b + i * k, a[i * n + i], k);
-    }
-  }
-}
-
-// X A = B for triangular a [n, n] and b [k, n]: each row x of X solves x A = b.
-template <class T>
-CONCORD_ISA_CLONES void trsm_right_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
-  for (int64_t r = 0; r < k; ++r) {
-    T* x = b + r * n;
-    if (upper) {  // x_j depends on x_0..x_{j-1}
-      for (int64_t j = 0; j < n; ++j) {
-        if (!unit) x[j] /= a[j * n + j];
-        axpy_sub(x + j + 1, a + j * n + j + 1, x[j], n - j - 1);
-      }
-    } else {      // x_j depends on x_{j+1}..x_{n-1}
-      for (int64_t j = n - 1; j >= 0; --j) {
-        if (!unit) x[j] /= a[j * n + j];
-        axpy_sub(x, a + j * n, x[j], j);
-      }
-    }
-  }
+void small_trsm(const double* a, double* b, int64_t n, int64_t k, bool left, bool upper, bool unit) {
+  vec::kernels().trsm_f64(a, b, n, k, left, upper, unit);
 }
 
 // Row swaps of an LU's pivots applied to b [n, k], in order.
@@ -306,10 +141,7 @@ void lu_factor_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info)
   int32_t* piv = pivots.data<int32_t>();
   int32_t* inf = info.data<int32_t>();
   if (n <= kSmallN) {
-    const bool avx512 = lu_avx512_available();  // the same bits, masked tails and a fused pivot search
-    for_batch(batch, n, n * n * n, [&](int64_t b) {
-      inf[b] = avx512 ? lu_small_avx512(a + b * n * n, n, piv + b * n) : lu_small(a + b * n * n, n, piv + b * n);
-    });
+    for_batch(batch, n, n * n * n, [&](int64_t b) { inf[b] = small_lu(a + b * n * n, n, piv + b * n); });
     return;
   }
   std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(n * n)]);
@@ -327,8 +159,8 @@ void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
     T* bi = b + i * n * k;
     apply_pivots(piv + i * n, bi, n, k);
     if (n <= kSmallN) {
-      trsm_left_small(ai, bi, n, k, /*upper=*/false, /*unit=*/true);
-      trsm_left_small(ai, bi, n, k, /*upper=*/true, /*unit=*/false);
+      small_trsm(ai, bi, n, k, /*left=*/true, /*upper=*/false, /*unit=*/true);
+      small_trsm(ai, bi, n, k, /*left=*/true, /*upper=*/true, /*unit=*/false);
     } else {
       trsm_large(ai, bi, n, k, /*upper=*/false, /*left=*/true, /*unit=*/true);
       trsm_large(ai, bi, n, k, /*upper=*/true, /*left=*/true, /*unit=*/false);
@@ -357,8 +189,7 @@ void solve_triangular_typed(const Tensor& x, const Tensor& rhs, bool upper, bool
     const T* ai = a + i * n * n;
     T* bi = b + i * n * k;
     if (n > kSmallN) trsm_large(ai, bi, n, k, upper, left, unit);
-    else if (left) trsm_left_small(ai, bi, n, k, upper, unit);
-    else trsm_right_small(ai, bi, n, k, upper, unit);
+    else small_trsm(ai, bi, n, k, left, upper, unit);
   });
 }
 

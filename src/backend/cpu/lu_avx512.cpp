@@ -271,10 +271,6 @@ CONCORD_AVX512 int32_t lu(typename S::T* a, int64_t n, int32_t* piv) {
 
 }  // namespace
 
-bool lu_avx512_available() {
-  static const bool ok = __builtin_cpu_supports("avx512f") && vec::kernels().isa == vec::Isa::avx512;
-  return ok;
-}
 
 int32_t lu_small_avx512(float* a, int64_t n, int32_t* piv) { return lu<F32>(a, n, piv); }
 int32_t lu_small_avx512(double* a, int64_t n, int32_t* piv) { return lu<F64>(a, n, piv); }

@@ -12,14 +12,14 @@
 //     steps' operations in ascending order: the same bits; 1.1-1.4x faster at
 //     n = 64, 1.3-1.5x at 100-128).
 // Returns getrf's info (first zero pivot, 1-based; 0 if none) and writes
-// 1-based pivots. Only call it when lu_avx512_available().
+// 1-based pivots. Reached through the AVX-512 vec::Kernels table (vec_math.h),
+// i.e. only when core/cpu_isa.h's level is avx512.
 #pragma once
 
 #include <cstdint>
 
 namespace concord::detail::cpu {
 
-bool lu_avx512_available();
 int32_t lu_small_avx512(float* a, int64_t n, int32_t* piv);
 int32_t lu_small_avx512(double* a, int64_t n, int32_t* piv);
 

@@ -1,5 +1,6 @@
 // The cpu backend's registration: one device, host memory, every op.
 #include "backend/cpu/cpu_backend.h"
+#include "core/cpu_isa.h"
 #include "core/registry.h"
 
 namespace concord::detail {
@@ -25,7 +26,11 @@ const BackendDef& cpu_backend_def() {
         static cpu::CpuBackend b;
         return b;
       },
-      .capabilities = [](int) { return cpu::host_capabilities("host CPU (OpenBLAS, OpenMP)"); },
+      .capabilities =
+          [](int) {
+            const std::string d = "host CPU (OpenBLAS, OpenMP, " + std::string(name(cpu_isa())) + " kernels)";
+            return cpu::host_capabilities(d.c_str());
+          },
   };
   return def;
 }

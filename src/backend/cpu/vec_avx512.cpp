@@ -7,4 +7,8 @@
 #define VEC_ISA Isa::avx512
 #define VEC_NAME "avx512"
 #define VEC_TABLE kAvx512Kernels
+// The LU written for AVX-512 (masked row tails, fused pivot search, blocked from n = 48).
+#include "backend/cpu/lu_avx512.h"
+#define VEC_LU_F32 static_cast<int32_t (*)(float*, int64_t, int32_t*)>(&::concord::detail::cpu::lu_small_avx512)
+#define VEC_LU_F64 static_cast<int32_t (*)(double*, int64_t, int32_t*)>(&::concord::detail::cpu::lu_small_avx512)
 #include "backend/cpu/vec_impl.h"

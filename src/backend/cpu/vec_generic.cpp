@@ -2,7 +2,7 @@
 #define VEC_NS generic_isa
 #define VEC_W 4
 #define VEC_F16C 0
-#define VEC_ISA Isa::generic
-#define VEC_NAME "generic"
+#define VEC_ISA Isa::baseline
+#define VEC_NAME "baseline"
 #define VEC_TABLE kGenericKernels
 #include "backend/cpu/vec_impl.h"

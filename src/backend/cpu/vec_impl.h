@@ -491,11 +491,33 @@ void unary(UnOp op, Ty ty, void* o, const void* x, int64_t n) {
 }
 
 #include "backend/cpu/vec_impl_reduce.h"  // reductions and softmax rows, same namespace
+#include "backend/cpu/linalg_small.h"     // the small-matrix loops, same namespace
+
+template <class T>
+void trsm_small(const T* a, T* b, int64_t n, int64_t k, bool left, bool upper, bool unit) {
+  if (left) trsm_left_small(a, b, n, k, upper, unit);
+  else trsm_right_small(a, b, n, k, upper, unit);
+}
 
 #undef VEC_INLINE
 }  // namespace
 }  // namespace concord::detail::cpu::vec::VEC_NS
 
+// VEC_LU_F32 / VEC_LU_F64: an LU written for the ISA itself (vec_avx512.cpp:
+// lu_avx512.h), else the loop of linalg_small.h.
+#ifndef VEC_LU_F32
+#define VEC_LU_F32 &VEC_NS::lu_small<float>
+#define VEC_LU_F64 &VEC_NS::lu_small<double>
+#endif
 namespace concord::detail::cpu::vec {
-const Kernels VEC_TABLE = {VEC_ISA, VEC_NAME, &VEC_NS::binary, &VEC_NS::unary, &VEC_NS::reduce_blocks, &VEC_NS::row_out};
+const Kernels VEC_TABLE = {VEC_ISA,
+                           VEC_NAME,
+                           &VEC_NS::binary,
+                           &VEC_NS::unary,
+                           &VEC_NS::reduce_blocks,
+                           &VEC_NS::row_out,
+                           VEC_LU_F32,
+                           VEC_LU_F64,
+                           &VEC_NS::trsm_small<float>,
+                           &VEC_NS::trsm_small<double>};
 }  // namespace concord::detail::cpu::vec

@@ -20,16 +20,17 @@
 //   log      2 atanh((m-1)/(m+1)) + e ln2 in float64: <= 1 ULP.
 // float16/bfloat16 widen to float32, compute as above and round once to the dtype.
 //
-// Set CONCORD_CPU_ISA=generic|avx2|avx512 to pin the ISA (for debugging;
-// an ISA the CPU lacks is ignored).
+// The table used is the level core/cpu_isa.h picks (CONCORD_ISA caps it).
 #pragma once
 
 #include <bit>
 #include <cstdint>
 
+#include "core/cpu_isa.h"
+
 namespace concord::detail::cpu::vec {
 
-enum class Isa : uint8_t { generic, avx2, avx512 };
+using Isa = CpuIsa;
 enum class Ty : uint8_t { f32, f16, bf16 };
 enum class BinOp : uint8_t { add, sub, mul, div, maximum, minimum };
 enum class UnOp : uint8_t { exp, sigmoid, tanh, log };
@@ -69,6 +70,14 @@ struct Kernels {
   //   exp_scale: o[i] = exp_f32(x[i] - a) * b
   //   log:     o[i] = (x[i] - a) - b
   void (*row_out)(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b);
+  // The small-matrix linear algebra (linalg_small.h; AVX-512: lu_avx512.h),
+  // row-major, n <= 128: LU with partial pivoting in place (1-based pivots,
+  // returns getrf's info), and triangular solves A X = B (left, b [n, k]) or
+  // X A = B (b [k, n]), b overwritten.
+  int32_t (*lu_f32)(float* a, int64_t n, int32_t* piv);
+  int32_t (*lu_f64)(double* a, int64_t n, int32_t* piv);
+  void (*trsm_f32)(const float* a, float* b, int64_t n, int64_t k, bool left, bool upper, bool unit);
+  void (*trsm_f64)(const double* a, double* b, int64_t n, int64_t k, bool left, bool upper, bool unit);
 };
 
 // Outputs from this size on are streamed (binary's `stream`). The caller
@@ -135,9 +144,9 @@ inline float exp_f32(float x) {
   return (v * s1) * s2;
 }
 
-// The kernels for this CPU (chosen once).
+// The kernels of the level cpu_isa() picks (chosen once).
 const Kernels& kernels();
-// The kernels of one ISA, or nullptr when the CPU lacks it (for tests).
+// The kernels of one level, or nullptr when the CPU lacks it (for tests).
 const Kernels* kernels_for(Isa isa);
 
 // Per-ISA tables (vec_generic.cpp, vec_avx2.cpp, vec_avx512.cpp).

@@ -1,0 +1,104 @@
+// The CPU's instruction-set level (core/cpu_isa.h): CONCORD_ISA caps it, and
+// every level the machine can run gives the same bits for the ops whose CPU
+// kernels have per-level code (the vectorised elementwise math, reductions,
+// softmax, half conversions, the small LU and triangular solves, the bfloat16
+// GEMM). Each level runs in a child process of this test binary (the level is
+// read once per process), which prints a digest of the results' bytes.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "concord/concord.h"
+
+namespace fs = std::filesystem;
+using namespace concord;
+
+namespace {
+
+uint64_t fnv(uint64_t h, const Tensor& t) {
+  const Tensor c = t.to(kCPU).contiguous();
+  const auto* p = static_cast<const unsigned char*>(c.raw_data());
+  for (size_t i = 0; i < c.nbytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+std::string run_child(const std::string& isa) {
+  const std::string exe = fs::read_symlink("/proc/self/exe").string();
+  const std::string cmd = "env CONCORD_ISA=" + isa + " CONCORD_ISA_CHILD=1 '" + exe +
+                          "' --gtest_also_run_disabled_tests --gtest_filter=CpuIsa.DISABLED_Digest 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return "popen failed";
+  std::string out;
+  char buf[4096];
+  while (fgets(buf, sizeof buf, f)) out += buf;
+  pclose(f);
+  return out;
+}
+
+std::string field(const std::string& out, const std::string& key) {
+  const size_t at = out.find(key + "=");
+  if (at == std::string::npos) return "";
+  const size_t end = out.find('\n', at);
+  return out.substr(at + key.size() + 1, end - at - key.size() - 1);
+}
+
+}  // namespace
+
+// Run only as the child of SameBitsOnEveryLevel.
+TEST(CpuIsa, DISABLED_Digest) {
+  if (!std::getenv("CONCORD_ISA_CHILD")) GTEST_SKIP() << "helper for SameBitsOnEveryLevel";
+  uint64_t h = 1469598103934665603ull;
+  for (Dtype t : {float32, float16, bfloat16, float64}) {
+    const Tensor x = randn({37, 300}, t, kCPU, 5);
+    h = fnv(h, exp(x));
+    h = fnv(h, sigmoid(x));
+    h = fnv(h, tanh(x));
+    h = fnv(h, log(abs(x)));
+    h = fnv(h, add(x, flip(x, {1})));
+    h = fnv(h, sum(x, {1}));
+    h = fnv(h, sum(x));
+    h = fnv(h, amax(x, {0}));
+    h = fnv(h, softmax(x, 1));
+    h = fnv(h, log_softmax(x, 1));
+    h = fnv(h, logsumexp(x, {1}));
+  }
+  const Tensor a = add(randn({6, 64, 64}, float64, kCPU, 7), mul(eye(64, {}, float64), 8.0));
+  for (Dtype t : {float32, float64}) {
+    const Tensor at = a.to(t), b = randn({6, 64, 3}, t, kCPU, 8);
+    h = fnv(h, linalg::solve(at, b));
+    h = fnv(h, linalg::solve_triangular(at, b, /*upper=*/true));
+    h = fnv(h, linalg::lu_factor(at).LU);
+  }
+  const Tensor m = randn({48, 96}, bfloat16, kCPU, 9);
+  h = fnv(h, matmul(m, m.t()));
+  std::cout << "ISA=" << cpu_isa() << "\nDIGEST=" << h << std::endl;
+}
+
+TEST(CpuIsa, SameBitsOnEveryLevel) {
+  const std::string native = run_child("native");
+  const std::string top = field(native, "ISA"), want = field(native, "DIGEST");
+  ASSERT_FALSE(want.empty()) << native;
+  EXPECT_EQ(top, std::string(cpu_isa())) << "the child's level differs from this process's";
+  int compared = 0;
+  for (const char* isa : {"baseline", "avx2", "avx512"}) {
+    const std::string out = run_child(isa);
+    const std::string got = field(out, "ISA");
+    // A level above what the CPU has is capped to it: compare only the levels that really ran.
+    if (got != isa) {
+      std::cout << "[ SKIPPED ] level " << isa << ": this CPU runs at most " << top << "\n";
+      continue;
+    }
+    EXPECT_EQ(field(out, "DIGEST"), want) << "level " << isa << " gives different bits than " << top << "\n" << out;
+    ++compared;
+  }
+  EXPECT_GE(compared, 1);
+}
+
+TEST(CpuIsa, UnknownLevelIsAClearError) {
+  const std::string out = run_child("avx9000");
+  EXPECT_NE(out.find("[cpu] CONCORD_ISA='avx9000' is not an instruction-set level"), std::string::npos) << out;
+}
