@@ -338,6 +338,12 @@ double py_mod(double a, double b) {
   if (m != 0 && ((b < 0) != (m < 0))) m += b;
   return m;
 }
+// The floor of the exact quotient (long double: 64-bit quotients floor exactly for these inputs).
+double py_floordiv(double a, double b) {
+  if (b == 0) return a / b;
+  const double q = static_cast<double>(std::floor(static_cast<long double>(a) / b));
+  return q == 0 ? std::copysign(0.0, a / b) : q;
+}
 double ref_max(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
 double ref_min(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b); }
 
@@ -349,6 +355,7 @@ const BinaryCase kFloatBinary[] = {
     {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, ref_max, -10, 10, -10, 10, 0},
     {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, ref_min, -10, 10, -10, 10, 0},
     {"remainder", [](const Tensor& a, const Tensor& b) { return remainder(a, b); }, py_mod, -100, 100, -7, 7, 0},
+    {"floor_divide", [](const Tensor& a, const Tensor& b) { return floor_divide(a, b); }, py_floordiv, -100, 100, -7, 7, 0},
     {"pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); }, [](double a, double b) { return std::pow(a, b); }, 0.1, 10, -3, 3, 4},
     {"atan2", [](const Tensor& a, const Tensor& b) { return atan2(a, b); }, [](double a, double b) { return std::atan2(a, b); }, -10, 10, -10, 10, 4},
 };
@@ -417,7 +424,8 @@ TEST_P(Elementwise, BinaryInteger) {
     const Tensor a = make1(as, t, device()), b = make1(bs, t, device());
     const auto sum = add(a, b).to_vector<int64_t>(), dif = sub(a, b).to_vector<int64_t>(),
                prd = mul(a, b).to_vector<int64_t>(), mx = maximum(a, b).to_vector<int64_t>(),
-               mn = minimum(a, b).to_vector<int64_t>(), md = remainder(a, b).to_vector<int64_t>();
+               mn = minimum(a, b).to_vector<int64_t>(), md = remainder(a, b).to_vector<int64_t>(),
+               fd = floor_divide(a, b).to_vector<int64_t>();
     const Tensor q = div(a, b);
     ASSERT_EQ(q.dtype(), float32);
     const auto qv = values(q);
@@ -430,6 +438,10 @@ TEST_P(Elementwise, BinaryInteger) {
       EXPECT_EQ(mx[i], std::max(x, y)) << "maximum " << w;
       EXPECT_EQ(mn[i], std::min(x, y)) << "minimum " << w;
       EXPECT_EQ(md[i], ref_int_mod(x, y)) << "remainder " << w;
+      // Python's //, 0 for a zero divisor, and x == q*y + r with remainder's r.
+      const int64_t want_q = y == 0 ? 0 : wrap(x / y - ((x % y != 0 && ((x < 0) != (y < 0))) ? 1 : 0), t);
+      EXPECT_EQ(fd[i], want_q) << "floor_divide " << w;
+      if (y != 0) EXPECT_EQ(wrap(fd[i] * y + md[i], t), x) << "floor_divide * y + remainder " << w;
       expect_same(qv[i], round_to(static_cast<double>(x) / static_cast<double>(y), float32), "div " + w);
     }
     // Integer powers (wrapping), and negative exponents for signed types.
@@ -450,6 +462,25 @@ TEST_P(Elementwise, BinaryInteger) {
   EXPECT_EQ(mul(m, 2).to_vector<int64_t>(), (std::vector<int64_t>{-2, 0}));
   EXPECT_EQ(remainder(m, -1).to_vector<int64_t>(), (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(remainder(m, 0).to_vector<int64_t>(), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(floor_divide(m, -1).to_vector<int64_t>(), (std::vector<int64_t>{-big, small}));  // min // -1 wraps
+  EXPECT_EQ(floor_divide(m, 0).to_vector<int64_t>(), (std::vector<int64_t>{0, 0}));
+}
+
+// floor_divide on floats floors the exact quotient, where floor(a / b) would
+// floor the rounded one: 1 / 0.1 is 10.000000000000000555 exactly... rounded
+// to 10, but 1 // 0.1 is 9 since 0.1 (a double) is slightly above 1/10.
+TEST_P(Elementwise, FloorDivideFloorsTheExactQuotient) {
+  for (Dtype t : {float32, float64, float16, bfloat16}) {
+    if (!test::can_store(GetParam(), t)) continue;
+    const Tensor a = make1({1.0, -1.0, 7.5, -7.5, 0.0, -0.0, 5.0, 1.0}, t, device());
+    const Tensor b = make1({0.1, 0.1, -2.0, -2.0, 3.0, 3.0, 0.0, -0.0}, t, device());
+    const auto q = values(floor_divide(a, b));
+    const auto av = values(a), bv = values(b);
+    for (size_t i = 0; i < q.size(); ++i)
+      expect_same(q[i], round_to(py_floordiv(av[i], bv[i]), t), "floor_divide " + std::to_string(av[i]) + " // " +
+                                                                    std::to_string(bv[i]) + " in " + std::string(name(t)));
+  }
+  EXPECT_THROW(floor_divide(make1({1.0}, bool_, device()), true), DtypeError);  // as PyTorch: not for bool
 }
 
 TEST_P(Elementwise, Comparisons) {

@@ -96,6 +96,14 @@ Tensor pow(const Operand& a, const Operand& b);                 // integer ** ne
 Tensor maximum(const Operand& a, const Operand& b);             // NaN propagates
 Tensor minimum(const Operand& a, const Operand& b);
 Tensor remainder(const Operand& a, const Operand& b);           // sign of the divisor (Python %)
+// floor(a / b) of the exact quotient (Python //), in the promoted dtype:
+// integers divide exactly (a / 0 gives 0, as remainder does; min / -1 wraps);
+// floats as PyTorch: (a - fmod(a, b)) / b corrected to the floor, so a
+// quotient that rounds up to an integer still floors correctly; b == 0 gives
+// a / b (±inf or NaN); a zero result takes the sign of a / b. remainder and
+// floor_divide agree: a == floor_divide(a, b) * b + remainder(a, b) for integers.
+//   floor_divide(-7, 2) -> -4;  floor_divide(7.5, -2) -> -4.0
+Tensor floor_divide(const Operand& a, const Operand& b);
 Tensor atan2(const Operand& a, const Operand& b);
 Tensor eq(const Operand& a, const Operand& b);                  // bool results
 Tensor ne(const Operand& a, const Operand& b);

@@ -73,6 +73,7 @@
   X(maximum,       binary,    2,  all,      same,     none,    exact,          dom(-10, 10))             \
   X(minimum,       binary,    2,  all,      same,     none,    exact,          dom(-10, 10))             \
   X(remainder,     binary,    2,  numeric,  same,     none,    rounded,        dom2(-100, 100, 1, 9))    \
+  X(floor_divide,  binary,    2,  numeric,  same,     none,    rounded,        dom2(-100, 100, -9, 9))   \
   X(atan2,         binary,    2,  floating, floating, none,    ulp(4),         dom(-5, 5))               \
   X(eq,            binary,    2,  all,      boolean,  none,    exact,          dom(-3, 3))               \
   X(ne,            binary,    2,  all,      boolean,  none,    exact,          dom(-3, 3))               \

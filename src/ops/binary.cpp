@@ -62,6 +62,7 @@ Tensor pow(const Operand& a, const Operand& b) { return binary_op(OpId::pow, a, 
 Tensor maximum(const Operand& a, const Operand& b) { return binary_op(OpId::maximum, a, b); }
 Tensor minimum(const Operand& a, const Operand& b) { return binary_op(OpId::minimum, a, b); }
 Tensor remainder(const Operand& a, const Operand& b) { return binary_op(OpId::remainder, a, b); }
+Tensor floor_divide(const Operand& a, const Operand& b) { return binary_op(OpId::floor_divide, a, b); }
 Tensor atan2(const Operand& a, const Operand& b) { return binary_op(OpId::atan2, a, b); }
 Tensor eq(const Operand& a, const Operand& b) { return binary_op(OpId::eq, a, b); }
 Tensor ne(const Operand& a, const Operand& b) { return binary_op(OpId::ne, a, b); }

@@ -183,6 +183,31 @@ struct Remainder {
   }
 };
 
+// Python's //: the floor of the exact quotient (see ops.h). Integers: 0 for a
+// zero divisor (as Remainder), wrapping negation for -1 (min // -1 overflows).
+struct FloorDivide {
+  template <class V> V operator()(V x, V y) const {
+    if constexpr (std::is_floating_point_v<V>) {
+      if (y == V(0)) return x / y;
+      const V m = std::fmod(x, y);
+      V q = (x - m) / y;  // exact up to rounding: x - m is a multiple of y
+      if (m != V(0) && ((y < V(0)) != (m < V(0)))) q -= V(1);
+      if (q == V(0)) return std::copysign(V(0), x / y);
+      V f = std::floor(q);
+      if (q - f > V(0.5)) f += V(1);  // q was rounded just below an integer
+      return f;
+    } else if constexpr (std::is_unsigned_v<V>) {
+      return y == 0 ? V(0) : static_cast<V>(x / y);
+    } else {
+      if (y == 0) return V(0);
+      if (y == -1) return static_cast<V>(Wide<V>(0) - Wide<V>(x));
+      V q = static_cast<V>(x / y);
+      if (static_cast<V>(x % y) != 0 && ((x < 0) != (y < 0))) q = static_cast<V>(q - 1);
+      return q;
+    }
+  }
+};
+
 struct Eq { template <class V> bool operator()(V x, V y) const { return x == y; } };
 struct Ne { template <class V> bool operator()(V x, V y) const { return x != y; } };
 struct Lt { template <class V> bool operator()(V x, V y) const { return x < y; } };
@@ -219,6 +244,7 @@ void binary_typed(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) 
       case OpId::sub: return map2<T, T>(a, b, out, Sub{}, vop(vec::BinOp::sub));
       case OpId::pow: return map2<T, T>(a, b, out, Pow{});
       case OpId::remainder: return map2<T, T>(a, b, out, Remainder{});
+      case OpId::floor_divide: return map2<T, T>(a, b, out, FloorDivide{});
       default: break;
     }
   }

@@ -1,8 +1,10 @@
-// Host-side linear algebra helpers that have no Backend slot (yet): they read
-// tensors in host memory, i.e. on cpu or emu, which is where every linalg front
-// end runs its kernels today (OpenCL falls back to the CPU). Same preconditions
-// as the Backend kernels: contiguous row-major operands, float32 or float64
-// unless stated, outputs allocated by the caller.
+// Host-side linear algebra helpers with no Backend slot: det/slogdet from an
+// LU, vector and matrix norms, singular values. They read tensors in host
+// memory, so only devices whose memory is host memory (cpu, emu) claim the
+// ops built on them; on the others (OpenCL, Vulkan) those ops run through the
+// counted CPU fallback (la::host_exec refuses anything else). Same
+// preconditions as the Backend kernels: contiguous row-major operands,
+// float32 or float64 unless stated, outputs allocated by the caller.
 #pragma once
 
 #include "concord/tensor.h"

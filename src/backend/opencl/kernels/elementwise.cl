@@ -58,6 +58,23 @@ static inline double gelu_double(double x) {
 #define FMATH float
 #endif
 
+// Python's // on floats (the CPU's FloorDivide): the floor of the exact quotient.
+#define FLOOR_DIVIDE(F)                                                                \
+  static inline F fdiv_##F(F a, F b) {                                                 \
+    if (b == (F)0) return a / b;                                                       \
+    const F m = fmod(a, b);                                                            \
+    F q = (a - m) / b;                                                                 \
+    if (m != (F)0 && ((b < (F)0) != (m < (F)0))) q -= (F)1;                            \
+    if (q == (F)0) return copysign((F)0, a / b);                                       \
+    F f = floor(q);                                                                    \
+    if (q - f > (F)0.5) f += (F)1;                                                     \
+    return f;                                                                          \
+  }
+FLOOR_DIVIDE(float)
+#if CONCORD_HAS_FP64
+FLOOR_DIVIDE(double)
+#endif
+
 // F: the value type; M: the type math functions are evaluated in.
 #define FLOAT_OPS(F, M)                                                                \
   static inline F uop_##F(int op, F x) {                                               \
@@ -113,6 +130,7 @@ static inline double gelu_double(double x) {
         return m;                                                                      \
       }                                                                                \
       case OP_atan2: return (F)atan2((M)a, (M)b);                                      \
+      case OP_floor_divide: return fdiv_##F(a, b);                                     \
       default: return (F)NAN;                                                          \
     }                                                                                  \
   }
@@ -158,6 +176,13 @@ FLOAT_OPS(double, double)
     if (m != 0 && ((b < 0) != (m < 0))) m = (st_##X)(m + b);                           \
     return m;                                                                          \
   }                                                                                    \
+  static inline st_##X ifloordiv_##X(st_##X a, st_##X b) {                             \
+    if (b == 0) return 0;                                                              \
+    if ((long)b == -1) return WRAP(X, (ulong)0 - UL(a)); /* min / -1 wraps */          \
+    st_##X q = a / b;                                                                  \
+    if ((st_##X)(a % b) != 0 && ((a < 0) != (b < 0))) q = (st_##X)(q - 1);             \
+    return q;                                                                          \
+  }                                                                                    \
   static inline st_##X bop_##X(int op, st_##X a, st_##X b) {                           \
     switch (op) {                                                                      \
       case OP_add: return WRAP(X, UL(a) + UL(b));                                      \
@@ -167,6 +192,7 @@ FLOAT_OPS(double, double)
       case OP_minimum: return b < a ? b : a;                                           \
       case OP_pow: return ipow_##X(a, b);                                              \
       case OP_remainder: return irem_##X(a, b);                                        \
+      case OP_floor_divide: return ifloordiv_##X(a, b);                                \
       default: return (st_##X)0x5A;                                                    \
     }                                                                                  \
   }
