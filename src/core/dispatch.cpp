@@ -238,6 +238,25 @@ Tensor prepare_input(const Plan& p, const Tensor& t) {
   return r;
 }
 
+void Dispatch::rethrow_from_fallback(const Plan& p) {
+  const auto amend = [&](const Error& e) {
+    return std::string(e.what()) + " (raised by the CPU fallback that ran " + std::string(op_name(p.op)) + " for " +
+           p.device.str() + ")";
+  };
+  try {
+    throw;
+  } catch (const ShapeError& e) { throw ShapeError(amend(e));
+  } catch (const UnsupportedDtypeError& e) { throw UnsupportedDtypeError(amend(e));
+  } catch (const DtypeError& e) { throw DtypeError(amend(e));
+  } catch (const NotImplementedError& e) { throw NotImplementedError(amend(e));
+  } catch (const OutOfMemoryError& e) { throw OutOfMemoryError(amend(e));
+  } catch (const LinAlgError& e) { throw LinAlgError(amend(e));
+  } catch (const ValueError& e) { throw ValueError(amend(e));
+  } catch (const DeviceError& e) { throw DeviceError(amend(e));
+  }
+  throw;  // an Error of a type not listed here: unchanged
+}
+
 void Dispatch::move_back(const Plan& p, Tensor& t) const {
   if (t.defined() && t.device() != p.device) t = t.to(p.device);
 }

@@ -170,14 +170,19 @@ class Dispatch {
     const Plan p = plan(op_, device, dtype, describer(describe), n);
     Inputs in;
     prepare(p, args, count, in);
-    if constexpr (std::is_void_v<decltype(body(p, in))>) {
-      body(p, in);
-      record(p.op, p.device, p.dtype, p.path);
-    } else {
-      auto out = body(p, in);
-      if (p.exec != p.device) move_back(p, out);  // results are on exec: only a fallback moves them
-      record(p.op, p.device, p.dtype, p.path);
-      return out;
+    try {
+      if constexpr (std::is_void_v<decltype(body(p, in))>) {
+        body(p, in);
+        record(p.op, p.device, p.dtype, p.path);
+      } else {
+        auto out = body(p, in);
+        if (p.exec != p.device) move_back(p, out);  // results are on exec: only a fallback moves them
+        record(p.op, p.device, p.dtype, p.path);
+        return out;
+      }
+    } catch (const Error&) {
+      if (p.exec != p.device) rethrow_from_fallback(p);
+      throw;
     }
   }
 
@@ -201,6 +206,10 @@ class Dispatch {
   }
   void prepare_slow(const Plan& p, const Arg& a, size_t i, Inputs& in) const;
   void move_back(const Plan& p, Tensor& t) const;
+  // A kernel that ran on the CPU for another device threw: the same error
+  // type again, its message naming the user's device (the kernel saw CPU
+  // copies and names "cpu").
+  [[noreturn]] static void rethrow_from_fallback(const Plan& p);
   template <size_t K>
   void move_back(const Plan& p, std::array<Tensor, K>& outs) const {
     for (Tensor& t : outs) move_back(p, t);
