@@ -54,6 +54,7 @@ class VulkanBackend final : public Backend {
   void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) override;  // linear.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.
@@ -100,5 +101,6 @@ struct Claims {
 };
 // One line per family in backend.cpp's capabilities().
 void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
+void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear
 
 }  // namespace concord::detail::vk

@@ -1,0 +1,118 @@
+// Vulkan matmul (out = alpha·(a @ b) + beta·out) with the tiled GEMM of
+// shaders/gemm.comp, and the ops made of it: matmul, mm, bmm, mv, dot, outer,
+// addmm, baddbmm, linear (the front ends reduce each to one matmul call, the
+// addend copied into out first).
+//
+// Operands are read in place through their strides (transposed, broadcast and
+// flipped views included), so nothing is copied here. float32 accumulates in
+// float32, float64 in float64; float16/bfloat16 accumulate in float32 and round
+// once on store; integers wrap like the CPU's loop.
+#include <algorithm>
+#include <cstring>
+
+#include "backend/vulkan/vulkan_backend.h"
+#include "concord/op_table.h"
+
+namespace concord::detail::vk {
+
+namespace {
+
+// Mirrors the Args block of shaders/gemm.comp.
+struct GemmArgs {
+  uint64_t a, b, c;
+  int64_t a_off, sab, sam, sak;
+  int64_t b_off, sbb, sbk, sbn;
+  int64_t c_off, M, N, K;
+  uint64_t alpha, beta;
+  int64_t gx0, gy0, gb0;
+  int32_t use_beta, pad;
+};
+static_assert(sizeof(GemmArgs) == 168);
+
+// gemm.comp's register block (RB, specialization constant 0): a workgroup of
+// 16x16 invocations covers 16·RB rows and columns of out. RB = 4 does 16
+// multiply-adds per pair of shared-memory reads, RB = 1 wastes less on small
+// or thin products (mv, batches of small matrices): the one that needs fewer
+// workgroup-steps, weighed by what each costs, is used.
+int register_block(int64_t M, int64_t N) {
+  auto groups = [&](int64_t tile) { return ((M + tile - 1) / tile) * ((N + tile - 1) / tile); };
+  return groups(16) < 8 * groups(64) ? 1 : 4;
+}
+
+// A scalar as the bits the shader variant of dtype t reads: float bits for
+// float32 and the halves (which combine in float32), double bits for float64,
+// the two's complement int64 for integers. alpha and beta are exact in these
+// types (backend.h's contract).
+uint64_t scalar_bits_for(Dtype t, Scalar s) {
+  if (t == float64) {
+    const double d = s.to_double();
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+  }
+  if (is_floating(t)) {
+    const float f = static_cast<float>(s.to_double());
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  }
+  return static_cast<uint64_t>(s.to_int());
+}
+
+bool nonzero(const Scalar& s) { return s.to_double() != 0.0 || s.to_int() != 0; }
+
+}  // namespace
+
+void claims_linear(Claims& c) {
+  const DtypeSet dts = c.caps.storable & op_def(OpId::matmul).dtypes;
+  for (OpId op : {OpId::matmul, OpId::mm, OpId::bmm, OpId::mv, OpId::dot, OpId::outer, OpId::addmm, OpId::baddbmm,
+                  OpId::linear})
+    c.claim(op, dts);
+  for (Dtype d : kAllDtypes)
+    if (dts.has(d)) c.need(std::string("gemm_") + suffix(d));
+}
+
+void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  if (B == 0 || M == 0 || N == 0) return;
+  const Dtype dt = out.dtype();
+  if (dt == Dtype::bool_)
+    throw DtypeError("[matmul] is not defined for bool on " + device_.str() + "; convert the operands to a numeric dtype");
+  // A batch of one has no batch stride to follow (whatever stride(0) says).
+  GemmArgs g{};
+  g.a = address(a), g.b = address(b), g.c = address(out);
+  g.a_off = a.offset(), g.sab = a.size(0) == 1 ? 0 : a.stride(0), g.sam = a.stride(1), g.sak = a.stride(2);
+  g.b_off = b.offset(), g.sbb = b.size(0) == 1 ? 0 : b.stride(0), g.sbk = b.stride(1), g.sbn = b.stride(2);
+  g.c_off = out.offset(), g.M = M, g.N = N, g.K = K;
+  g.alpha = scalar_bits_for(dt, alpha);
+  // beta == 0: out is only written (NaN in it must not show).
+  g.use_beta = nonzero(beta) ? 1 : 0;
+  g.beta = g.use_beta ? scalar_bits_for(dt, beta) : 0;
+
+  const int rb = register_block(M, N);
+  const int64_t tile = 16 * rb;
+  const std::string variant = std::string("gemm_") + suffix(dt);
+  const auto& spirv = embedded_spirv();
+  const auto it = spirv.find(variant);
+  if (it == spirv.end())
+    throw DeviceError("[matmul] shader variant '" + variant + "' is not in this build (" + device_.str() +
+                      "); rebuild concord");
+  Pipeline& p = ctx_.pipeline(variant, it->second, sizeof(uint64_t), {SpecConstant{0, static_cast<uint32_t>(rb)}});
+  // One workgroup per tile x tile block of each matrix; grids beyond the
+  // device's group-count limits are split, each piece told its group offset.
+  const auto& lim = ctx_.info().max_workgroup_count;
+  const int64_t gx = (N + tile - 1) / tile, gy = (M + tile - 1) / tile;
+  const int64_t mx = std::max<int64_t>(1, lim[0]), my = std::max<int64_t>(1, lim[1]), mz = std::max<int64_t>(1, lim[2]);
+  for (int64_t z = 0; z < B; z += mz)
+    for (int64_t y = 0; y < gy; y += my)
+      for (int64_t x = 0; x < gx; x += mx) {
+        g.gx0 = x, g.gy0 = y, g.gb0 = z;
+        ArgBlock block = ctx_.args(sizeof g);
+        std::memcpy(block.host, &g, sizeof g);
+        const uint64_t push = block.addr;
+        ctx_.dispatch(p, static_cast<uint32_t>(std::min(mx, gx - x)), static_cast<uint32_t>(std::min(my, gy - y)),
+                      static_cast<uint32_t>(std::min(mz, B - z)), &push, sizeof push);
+      }
+}
+
+}  // namespace concord::detail::vk
