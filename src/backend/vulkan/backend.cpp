@@ -36,6 +36,7 @@ Capabilities capabilities(int index) {
   Claims claims{c, info, {}};
   claims_copy(claims);
   claims_linear(claims);
+  claims_linalg(claims);  // after the family claiming tril/triu (cholesky needs them)
   // Every claim must have its shaders in this build.
   const auto& spirv = embedded_spirv();
   for (const std::string& v : claims.variants)

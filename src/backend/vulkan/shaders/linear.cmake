@@ -8,3 +8,6 @@ foreach(d u8 i8 i16 i32)
   concord_vk_shader(gemm_${d} gemm.comp DEFINES T=${d} T_IS_INT=1)
 endforeach()
 concord_vk_shader(gemm_i64 gemm.comp DEFINES T=i64 T_IS_INT=1 T_IS_I64=1)
+# linalg.comp: LU, LU solve, Cholesky, triangular solve (op code in the arguments).
+concord_vk_shader(linalg_f32 linalg.comp)
+concord_vk_shader(linalg_f64 linalg.comp DEFINES CONCORD_F64=1)
