@@ -162,6 +162,20 @@ TEST_P(VulkanLinear, AlphaBetaAndIntegerWrap) {
   }
 }
 
+// Sums longer than one dispatch takes (2^18 K steps): several dispatches add
+// their partial products; halves still round once, integers stay exact.
+TEST_P(VulkanLinear, LongSumsTakeSeveralDispatches) {
+  const int64_t K = 270000;  // two dispatches
+  for (Dtype t : {float32, bfloat16, int8}) {
+    SCOPED_TRACE(name(t));
+    Tensor a = make({1, 2, K}, t, device(), 61), b = make({1, K, 3}, t, device(), 62);
+    Tensor in = make({1, 2, 3}, t, device(), 63);
+    expect_product(baddbmm(in, a, b, Scalar(2), Scalar(-1)), a, b, -1, 2, &in);
+    Tensor v = a.select(0, 0).select(0, 1);
+    expect_product(b3(dot(v, v).view({1, 1})), v.view({1, 1, K}), v.view({1, K, 1}));
+  }
+}
+
 TEST_P(VulkanLinear, GridsAboveTheWorkgroupCountLimit) {
   // 70000 matrices: one workgroup each along z, past the 65535 many devices allow.
   Tensor a = make({70000, 2, 3}, float32, device(), 51), b = make({70000, 3, 2}, float32, device(), 52);

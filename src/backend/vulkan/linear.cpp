@@ -59,6 +59,11 @@ uint64_t scalar_bits_for(Dtype t, Scalar s) {
   return static_cast<uint64_t>(s.to_int());
 }
 
+// K steps per dispatch: gemm.comp loops K/16 times, and llvmpipe silently
+// ends an invocation after 65535 loop iterations in all (a dot product of
+// 2^21 ones gave 1048560), so longer sums take several dispatches.
+constexpr int64_t kKChunk = int64_t{16} << 14;
+
 bool nonzero(const Scalar& s) { return s.to_double() != 0.0 || s.to_int() != 0; }
 
 }  // namespace
@@ -78,6 +83,21 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
   const Dtype dt = out.dtype();
   if (dt == Dtype::bool_)
     throw DtypeError("[matmul] is not defined for bool on " + device_.str() + "; convert the operands to a numeric dtype");
+  if (K > kKChunk && is_half(dt)) {
+    // Partial sums of the K chunks meet in float32, so the half result is
+    // still rounded once: float32 copies of the operands (and the addend).
+    auto f32 = [&](const Tensor& t) {
+      Tensor w(allocate(static_cast<size_t>(t.numel()) * 4, device_), t.shape(), contiguous_strides(t.shape()), 0, float32);
+      copy(t, w);  // exact widening
+      return w;
+    };
+    Tensor c32(allocate(static_cast<size_t>(out.numel()) * 4, device_), out.shape(), contiguous_strides(out.shape()), 0,
+               float32);
+    if (nonzero(beta)) copy(out, c32);
+    matmul(f32(a), f32(b), c32, alpha, beta);
+    copy(c32, out);  // one rounding
+    return;
+  }
   // A batch of one has no batch stride to follow (whatever stride(0) says).
   GemmArgs g{};
   g.a = address(a), g.b = address(b), g.c = address(out);
@@ -100,19 +120,29 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
   Pipeline& p = ctx_.pipeline(variant, it->second, sizeof(uint64_t), {SpecConstant{0, static_cast<uint32_t>(rb)}});
   // One workgroup per tile x tile block of each matrix; grids beyond the
   // device's group-count limits are split, each piece told its group offset.
+  // K beyond kKChunk is summed by successive dispatches over K chunks (each
+  // adds alpha times its partial product to out; integers stay exact mod 2^w).
   const auto& lim = ctx_.info().max_workgroup_count;
   const int64_t gx = (N + tile - 1) / tile, gy = (M + tile - 1) / tile;
   const int64_t mx = std::max<int64_t>(1, lim[0]), my = std::max<int64_t>(1, lim[1]), mz = std::max<int64_t>(1, lim[2]);
-  for (int64_t z = 0; z < B; z += mz)
-    for (int64_t y = 0; y < gy; y += my)
-      for (int64_t x = 0; x < gx; x += mx) {
-        g.gx0 = x, g.gy0 = y, g.gb0 = z;
-        ArgBlock block = ctx_.args(sizeof g);
-        std::memcpy(block.host, &g, sizeof g);
-        const uint64_t push = block.addr;
-        ctx_.dispatch(p, static_cast<uint32_t>(std::min(mx, gx - x)), static_cast<uint32_t>(std::min(my, gy - y)),
-                      static_cast<uint32_t>(std::min(mz, B - z)), &push, sizeof push);
-      }
+  const GemmArgs first = g;
+  for (int64_t k0 = 0; k0 == 0 || k0 < K; k0 += kKChunk) {
+    if (k0 > 0) {
+      g.a_off = first.a_off + k0 * first.sak, g.b_off = first.b_off + k0 * first.sbk;
+      g.use_beta = 1, g.beta = scalar_bits_for(dt, Scalar(1));
+    }
+    g.K = std::min(K - k0, kKChunk);
+    for (int64_t z = 0; z < B; z += mz)
+      for (int64_t y = 0; y < gy; y += my)
+        for (int64_t x = 0; x < gx; x += mx) {
+          g.gx0 = x, g.gy0 = y, g.gb0 = z;
+          ArgBlock block = ctx_.args(sizeof g);
+          std::memcpy(block.host, &g, sizeof g);
+          const uint64_t push = block.addr;
+          ctx_.dispatch(p, static_cast<uint32_t>(std::min(mx, gx - x)), static_cast<uint32_t>(std::min(my, gy - y)),
+                        static_cast<uint32_t>(std::min(mz, B - z)), &push, sizeof push);
+        }
+  }
 }
 
 }  // namespace concord::detail::vk
