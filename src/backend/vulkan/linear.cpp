@@ -30,13 +30,26 @@ struct GemmArgs {
 static_assert(sizeof(GemmArgs) == 168);
 
 // gemm.comp's register block (RB, specialization constant 0): a workgroup of
-// 16x16 invocations covers 16·RB rows and columns of out. RB = 4 does 16
-// multiply-adds per pair of shared-memory reads, RB = 1 wastes less on small
-// or thin products (mv, batches of small matrices): the one that needs fewer
-// workgroup-steps, weighed by what each costs, is used.
-int register_block(int64_t M, int64_t N) {
-  auto groups = [&](int64_t tile) { return ((M + tile - 1) / tile) * ((N + tile - 1) / tile); };
-  return groups(16) < 8 * groups(64) ? 1 : 4;
+// 16x16 invocations covers 16·RB rows and columns of out. Larger blocks do
+// more multiply-adds per shared-memory read (lavapipe, 512^3 float32: RB = 1,
+// 4, 8 took 620, 290, 90 ms) but leave fewer workgroups to spread over the
+// device and waste more on ragged edges. The block is the cheapest by a cost
+// per workgroup-step among those giving at least `min_groups` workgroups (a
+// few for CPU devices, enough to fill a GPU otherwise); RB = 8 needs 32 KiB of
+// shared memory for 8-byte types (16 KiB, every device's minimum, otherwise).
+int register_block(const DeviceInfo& info, Dtype dt, int64_t B, int64_t M, int64_t N) {
+  const int64_t min_groups = info.type == DeviceType::cpu ? 4 : 256;
+  const uint32_t acc_bytes = dt == float64 || dt == int64 ? 8 : 4;
+  auto groups = [&](int64_t rb) { return ((M + 16 * rb - 1) / (16 * rb)) * ((N + 16 * rb - 1) / (16 * rb)); };
+  // Per 16-deep K step and invocation: RB² fma, 2·RB shared reads per k (weighed 8: gathers on CPU
+  // devices, bank traffic on GPUs), 2·RB global loads (weighed 16).
+  auto cost = [&](int64_t rb) { return groups(rb) * (16 * (rb * rb + 16 * rb) + 32 * rb); };
+  int best = 1;
+  for (int rb : {4, 8}) {
+    if (rb == 8 && 2u * 16u * 128u * acc_bytes > info.max_compute_shared_memory) continue;
+    if (B * groups(rb) >= min_groups && cost(rb) <= cost(best)) best = rb;
+  }
+  return best;
 }
 
 // A scalar as the bits the shader variant of dtype t reads: float bits for
@@ -109,7 +122,7 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
   g.use_beta = nonzero(beta) ? 1 : 0;
   g.beta = g.use_beta ? scalar_bits_for(dt, beta) : 0;
 
-  const int rb = register_block(M, N);
+  const int rb = register_block(ctx_.info(), dt, B, M, N);
   const int64_t tile = 16 * rb;
   const std::string variant = std::string("gemm_") + suffix(dt);
   const auto& spirv = embedded_spirv();

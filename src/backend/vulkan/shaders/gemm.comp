@@ -8,9 +8,10 @@
 // and a 16 x TILE panel of b in shared memory, and each invocation
 // accumulates an RB x RB register block (rows ty + 16i, columns tx + 16j:
 // neighbouring invocations read neighbouring shared words and write
-// neighbouring outputs). RB is specialization constant 0: 4 for large
-// products, 1 for small or thin ones (the host picks). Out-of-range rows,
-// columns and K steps load zeros, so any M, N, K works (K = 0: beta·out).
+// neighbouring outputs). RB is specialization constant 0: 1, 4 or 8, picked
+// by the host from the sizes (8 for 8-byte types only with 32 KiB of shared
+// memory). Out-of-range rows, columns and K steps load zeros, so any M, N, K
+// works (K = 0: beta·out).
 //
 // Accumulation:
 //   f32, f16, bf16   float32 with fma; halves are widened on load, alpha and
@@ -73,12 +74,12 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ar
 layout(push_constant) uniform Push { Args args; } pc;
 
 // +1 column so that the panel stores of a K-fast load do not all hit one
-// bank; not for 8-byte types, whose two panels then take exactly the 16 KiB
-// of shared memory every device has.
+// bank; not where the two panels then need more than the 16 KiB of shared
+// memory every device has (8-byte types at RB = 4, 4-byte types at RB = 8).
 #if defined(T_IS_F64) || defined(T_IS_I64)
 #define PAD 0
 #else
-#define PAD 1
+#define PAD (RB == 8 ? 0 : 1)
 #endif
 shared ACC sa[TK][TILE + PAD];
 shared ACC sb[TK][TILE + PAD];
