@@ -4,7 +4,8 @@
 // addend copied into out first).
 //
 // Operands are read in place through their strides (transposed, broadcast and
-// flipped views included), so nothing is copied here. float32 accumulates in
+// flipped views included), so nothing is copied here (except float32 copies
+// of half operands for sums longer than one dispatch takes, see kKChunk). float32 accumulates in
 // float32, float64 in float64; float16/bfloat16 accumulate in float32 and round
 // once on store; integers wrap like the CPU's loop.
 #include <algorithm>
