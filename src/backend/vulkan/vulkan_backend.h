@@ -54,6 +54,12 @@ class VulkanBackend final : public Backend {
   void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) override;  // linear.cpp
+  void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) override;                 // linalg.cpp
+  void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;                     // linalg.cpp
+  void cholesky(const Tensor& a, const Tensor& info) override;                                         // linalg.cpp
+  void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) override;  // linalg.cpp
+  int64_t linalg_max_n(const Device&) const override { return 128; }                                   // linalg.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.
@@ -100,5 +106,7 @@ struct Claims {
 };
 // One line per family in backend.cpp's capabilities().
 void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
+void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear
+void claims_linalg(Claims& c);  // linalg.cpp: solve, lu_factor, lu_solve, inv, solve_triangular, cholesky
 
 }  // namespace concord::detail::vk

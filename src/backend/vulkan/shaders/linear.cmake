@@ -1,0 +1,13 @@
+# Variants of gemm.comp (see shaders.cmake): one per dtype matmul is defined
+# for; float64 only with CONCORD_F64=1 (created on devices with shaderFloat64).
+foreach(d f16 bf16 f32)
+  concord_vk_shader(gemm_${d} gemm.comp DEFINES T=${d})
+endforeach()
+concord_vk_shader(gemm_f64 gemm.comp DEFINES T=f64 T_IS_F64=1 CONCORD_F64=1)
+foreach(d u8 i8 i16 i32)
+  concord_vk_shader(gemm_${d} gemm.comp DEFINES T=${d} T_IS_INT=1)
+endforeach()
+concord_vk_shader(gemm_i64 gemm.comp DEFINES T=i64 T_IS_INT=1 T_IS_I64=1)
+# linalg.comp: LU, LU solve, Cholesky, triangular solve (op code in the arguments).
+concord_vk_shader(linalg_f32 linalg.comp)
+concord_vk_shader(linalg_f64 linalg.comp DEFINES CONCORD_F64=1)
