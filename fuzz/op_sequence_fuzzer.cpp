@@ -1,6 +1,7 @@
 // Differential op-sequence fuzzer: the input chooses a device profile, the
 // dtype and fallback policies, and a short tensor program (program.h). The
-// program runs on cpu, emu:0 and, with CONCORD_FUZZ_OPENCL=1, opencl:0.
+// program runs on cpu, emu:0 and, with CONCORD_FUZZ_OPENCL=1 / CONCORD_FUZZ_VULKAN=1,
+// opencl:0 / vulkan:0.
 //
 // Each instruction on each device is checked against a reference: the same
 // instruction on the CPU over copies of that device's inputs (same strides and
@@ -16,6 +17,7 @@
 //   - anything a sanitizer reports (ASan, UBSan, LSan).
 // CONCORD_FUZZ_VERBOSE=1 prints every decoded program; CONCORD_FUZZ_STATS=1 prints, at
 // exit, how often each op ran and raised (to see what the inputs reach).
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <cstdlib>
@@ -108,8 +110,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::atexit(print_stats);
   }
   g_devices = {kCPU, Device("emu:0")};
-  const char* ocl = std::getenv("CONCORD_FUZZ_OPENCL");
-  if (ocl && std::string(ocl) == "1" && is_available(Device("opencl:0"))) g_devices.emplace_back("opencl:0");
+  // Device backends are opt-in (slower, and their drivers use much memory under ASan).
+  for (const char* kind : {"opencl", "vulkan"}) {
+    std::string var = std::string("CONCORD_FUZZ_") + kind;
+    for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const char* on = std::getenv(var.c_str());
+    const Device d(std::string(kind) + ":0");
+    if (on && std::string(on) == "1" && is_available(d)) g_devices.push_back(d);
+  }
   return 0;
 }
 

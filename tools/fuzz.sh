@@ -6,6 +6,7 @@
 #   FUZZ_SECONDS=60 bash tools/fuzz.sh             # shorter
 #   FUZZERS=parser_fuzzer bash tools/fuzz.sh       # one fuzzer
 #   CONCORD_FUZZ_OPENCL=1 bash tools/fuzz.sh       # also run programs on opencl:0 (slow under ASan)
+#   CONCORD_FUZZ_VULKAN=1 bash tools/fuzz.sh       # also run programs on vulkan:0 (lavapipe: slow)
 # A finding's input is kept in build-fuzz/fuzz-run/<fuzzer>/artifacts/; replay it with
 #   build-fuzz/fuzz/<fuzzer> <file>      (CONCORD_FUZZ_VERBOSE=1 prints the decoded program)
 set -euo pipefail
@@ -16,7 +17,8 @@ FUZZERS=${FUZZERS:-"parser_fuzzer op_sequence_fuzzer"}
 JOBS=${JOBS:-$(nproc)}
 
 bash tools/install-deps.sh clang-14 libclang-rt-14-dev libomp-14-dev cmake make pkg-config ccache \
-  libgtest-dev libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+  libgtest-dev libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+  libvulkan-dev mesa-vulkan-drivers glslc
 # -O1 with line tables: the usual fuzzing trade-off (fast to build under ASan, symbolized reports).
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONCORD_FUZZ=ON \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
