@@ -106,6 +106,9 @@ struct Capabilities {
   bool rounds_to_nearest = true;
   bool keeps_subnormals = true;
   std::string description;            // e.g. the OpenCL device name and driver
+  // Further facts about the device, one line each, printed by `concord
+  // devices` (Vulkan: float controls, subgroups, limits, cooperative matrix).
+  std::vector<std::string> details;
   bool can_store(Dtype t) const { return storable.has(t); }
   bool can_compute(Dtype t) const { return computable.has(t); }
   bool has_kernel(OpId op, Dtype t) const { return native[static_cast<int>(op)].has(t); }

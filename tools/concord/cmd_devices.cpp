@@ -33,6 +33,7 @@ int cmd_devices() {
       std::printf("  float arithmetic: %s, %s\n",
                   c.rounds_to_nearest ? "rounds to nearest even" : "rounding mode not promised",
                   c.keeps_subnormals ? "keeps subnormals" : "subnormals may be flushed to zero (not promised)");
+    for (const std::string& line : c.details) std::printf("  %s\n", line.c_str());
   }
   const auto notes = device_notes();
   if (!notes.empty()) std::printf("\n");

@@ -44,6 +44,7 @@ Capabilities capabilities(int index) {
       throw DeviceError("[vulkan] the backend claims a kernel whose shader variant '" + v +
                         "' is not in this build; rebuild concord (glslc compiles src/backend/vulkan/shaders)");
   c.description = info.summary();
+  c.details = info.details();
   return c;
 }
 

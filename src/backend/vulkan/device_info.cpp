@@ -276,4 +276,32 @@ std::string DeviceInfo::summary() const {
   return s;
 }
 
+std::vector<std::string> DeviceInfo::details() const {
+  std::vector<std::string> out;
+  auto yn = [](bool b) { return b ? "yes" : "no"; };
+  out.push_back(std::string("float16 arithmetic (shaderFloat16): ") + yn(fp16) +
+                " (concord computes float16 and bfloat16 in float32 and rounds once)");
+  const char* widths[] = {"float16", "float32", "float64"};
+  for (size_t w = 0; w < 3; ++w) {
+    const FloatControls& f = float_controls[w];
+    if (w == 2 && !fp64) continue;
+    // What the driver promises (a "no" leaves the behaviour unspecified).
+    out.push_back(std::string("float controls ") + widths[w] + ": RTE rounding " + yn(f.rounding_rte) +
+                  ", denormPreserve " + yn(f.denorm_preserve) + ", denormFlushToZero " + yn(f.denorm_flush_to_zero) +
+                  ", signedZeroInfNanPreserve " + yn(f.signed_zero_inf_nan_preserve));
+  }
+  out.push_back("subgroups: " + std::to_string(subgroup_size) + " lanes (" + std::to_string(min_subgroup_size) + "-" +
+                std::to_string(max_subgroup_size) + "), " + subgroup_ops_string());
+  out.push_back("limits: maxStorageBufferRange " + std::to_string(max_storage_buffer_range >> 20) +
+                " MiB (tensors are addressed by device address, so it does not bound a tensor), largest buffer " +
+                std::to_string(max_memory_allocation >> 20) + " MiB, shared memory " +
+                std::to_string(max_compute_shared_memory >> 10) + " KiB, workgroup " +
+                std::to_string(max_workgroup_invocations) + " invocations");
+  out.push_back(std::string("cooperative matrix (VK_KHR_cooperative_matrix): ") +
+                (cooperative_matrix ? std::to_string(cooperative_matrix_properties) + " configurations (not used yet)"
+                                    : "no"));
+  if (unified_memory) out.push_back("memory: device-local memory is host-visible (tensors live in mapped memory)");
+  return out;
+}
+
 }  // namespace concord::detail::vk

@@ -88,7 +88,10 @@ struct DeviceInfo {
   bool unified_memory = false;
 
   bool has_extension(std::string_view ext) const;
-  std::string subgroup_ops_string() const;  // "basic vote arithmetic ballot ..."
+  std::string subgroup_ops_string() const;
+  // What `concord devices` prints under the device, one line each: float16
+  // arithmetic, float controls per width, subgroups, limits, cooperative matrix.
+  std::vector<std::string> details() const;  // "basic vote arithmetic ballot ..."
   std::string summary() const;              // one line for `concord devices`
 };
 
