@@ -54,6 +54,10 @@ class VulkanBackend final : public Backend {
   void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
+  void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp
+  void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;    // elementwise.cpp
+  void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) override;  // elementwise.cpp
+  void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // elementwise.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.
@@ -100,5 +104,6 @@ struct Claims {
 };
 // One line per family in backend.cpp's capabilities().
 void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
+void claims_elementwise(Claims& c);  // elementwise.cpp: unary, binary, where, clamp
 
 }  // namespace concord::detail::vk
