@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -105,7 +107,8 @@ TEST(VulkanElementwise, Float32MathWithinTheTableBounds) {
       {OpId::log1p, 1e-30, 1e-2, true}, {OpId::sin, 1e-30, 3e38, true}, {OpId::cos, 1e-30, 3e38, true},
       {OpId::tan, 1e-30, 3e38, true}, {OpId::sin, -10, 10, false},    {OpId::cos, -100, 100, false},
       {OpId::tan, -1.6, 1.6, false},  {OpId::tanh, -10, 10, false},   {OpId::sigmoid, -104, 30, false},
-      {OpId::sqrt, 1e-45, 3e38, true}, {OpId::rsqrt, 1e-45, 3e38, true}};
+      {OpId::sqrt, 1e-45, 3e38, true}, {OpId::rsqrt, 1e-45, 3e38, true}, {OpId::erf, -5, 5, false},
+      {OpId::erf, 1e-40, 1, true},   {OpId::gelu, -15, 10, false},   {OpId::gelu, 1e-30, 1e30, true}};
   uint64_t seed = 7;
   for (const Case& c : cases) {
     if (!capabilities(vk).has_kernel(c.op, float32)) continue;
@@ -123,7 +126,30 @@ TEST(VulkanElementwise, Float32MathWithinTheTableBounds) {
     Tensor ref = unary(c.op, x.to(float64));
     auto m = testing::check_elementwise(got, ref, op_def(c.op).bound > 0 ? op_def(c.op).bound : 0.5);
     EXPECT_TRUE(m.ok) << op_name(c.op) << " on [" << c.lo << ", " << c.hi << "]: " << m.str();
+    if (std::getenv("CONCORD_TEST_VERBOSE")) std::printf("%s on [%g, %g]: %s (x = %.9g)\n", std::string(op_name(c.op)).c_str(), c.lo, c.hi, m.str().c_str(),
+                  m.worst_index.empty() ? 0.0 : double(v[static_cast<size_t>(m.worst_index[0])]));
   }
+}
+
+TEST(VulkanElementwise, Float32Atan2WithinTheTableBound) {
+  NEED_VULKAN();
+  const Device vk("vulkan:0");
+  if (!capabilities(vk).has_kernel(OpId::atan2, float32)) GTEST_SKIP() << "atan2 is not native on vulkan:0";
+  std::vector<float> y(40000), x(40000);
+  uint64_t seed = 11;
+  for (size_t i = 0; i < y.size(); ++i) {  // magnitudes over 2^-60 .. 2^60, every sign
+    auto one = [&] {
+      const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
+      const double m = std::ldexp(1.0, static_cast<int>(mix(seed) % 121) - 60) * (1 + u);
+      return static_cast<float>((mix(seed) & 1) ? -m : m);
+    };
+    y[i] = one();
+    x[i] = i % 7 == 0 ? y[i] * 1.0001f : one();
+  }
+  Tensor Y = from_vector(y, {40000}), X = from_vector(x, {40000});
+  Tensor got = atan2(Y.to(vk), X.to(vk)).to(kCPU);
+  auto m = testing::check_elementwise(got, atan2(Y.to(float64), X.to(float64)), op_def(OpId::atan2).bound);
+  EXPECT_TRUE(m.ok) << m.str();
 }
 
 // Views: transposed, broadcast (stride 0), offset slices, and a strided output.

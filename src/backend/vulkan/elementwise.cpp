@@ -46,10 +46,10 @@ constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpI
                                  OpId::remainder, OpId::floor_divide, OpId::eq, OpId::ne, OpId::lt, OpId::le,
                                  OpId::gt, OpId::ge, OpId::logical_and, OpId::logical_or, OpId::logical_xor};
 // float32 math (shaders/math.glsl): float32 and the halves computed in it.
-// float64 has no such functions in GLSL, and erf, gelu, floating pow and
-// atan2 have no shader implementation yet: those take the CPU fallback.
-constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,  OpId::log1p, OpId::log2,
-                          OpId::sin, OpId::cos,   OpId::tan,  OpId::tanh,  OpId::sigmoid};
+// float64 has no such functions in GLSL, and floating pow has no shader
+// implementation yet: those take the CPU fallback.
+constexpr OpId kMath[] = {OpId::exp,  OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin, OpId::cos,
+                          OpId::tan,  OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2};
 
 // The bound of clamp as the compute type's bits, as the CPU converts it:
 // integer bounds saturate to T's range, floating bounds convert like a cast.

@@ -206,6 +206,8 @@ F uop(int op, F x) {
     case OP_tan: return m_tan(x);
     case OP_tanh: return m_tanh(x);
     case OP_sigmoid: return m_sigmoid(x);
+    case OP_gelu: return m_gelu(x);
+    case OP_erf: return m_erf(x);
 #endif
     default: return f_nan();  // an op without a case here: never claimed
   }
@@ -231,6 +233,9 @@ F bop(int op, F a, F b) {
     case OP_minimum: return (b < a || isnan(b)) ? b : a;
     case OP_remainder: return py_rem(a, b);
     case OP_floor_divide: return floor_div(a, b);
+#if FLTW == 32
+    case OP_atan2: return m_atan2(a, b);
+#endif
     default: return f_nan();
   }
 }

@@ -9,13 +9,30 @@
 //   sin, cos, tan  quadrant and remainder of x mod pi/2 from 2/pi's bits in
 //                  integer fixed point (exact for huge |x|), then polynomials
 //   tanh, sigmoid  from expm1 / exp
-// Not here (the CPU fallback serves them): erf, gelu, pow, atan2.
+//   erf, gelu      Taylor series near 0, else exp(-z^2) (z^2 exact) times
+//                  erfc's continued fraction; gelu keeps z = -x/sqrt 2 in
+//                  two parts where erfc is steep
+//   atan2          atan on [0, 1] (a series after halving the range), the
+//                  octant from the signs and magnitudes
+// Not here (the CPU fallback serves it): floating pow.
 #ifndef CONCORD_MATH_GLSL
 #define CONCORD_MATH_GLSL
 
 const float LN2_HI = 6.9313812256e-01;  // 0x3f317180: k * LN2_HI is exact for |k| < 2^8
 const float LN2_LO = 9.0580006145e-06;  // 0x3717f7d1
 const float INV_LN2 = 1.4426950216e+00;
+
+// a * b = p + err exactly (Dekker: Veltkamp splits, no fma needed).
+float two_prod_err(float a, float b, float p) {
+  precise float ca = 4097.0 * a;
+  precise float ah = ca - (ca - a);
+  precise float al = a - ah;
+  precise float cb = 4097.0 * b;
+  precise float bh = cb - (cb - b);
+  precise float bl = b - bh;
+  precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  return e;
+}
 
 // e^r - 1 for |r| <= ln2/2 (Taylor to r^9: truncation below 2^-30 relative).
 float expm1_poly(float r) {
@@ -40,14 +57,20 @@ float reduce_ln2(float x, out int k) {
   return r;
 }
 
+// e^x = m 2^k for -104 <= x <= 89: m = 1 + expm1_poly(r) in [0.7, 1.42].
+float exp_parts(float x, out int k) {
+  const float r = reduce_ln2(x, k);
+  precise float m = 1.0 + expm1_poly(r);
+  return m;
+}
+
 float m_exp(float x) {
   if (isnan(x)) return x;
   if (x > 88.72284) return f_inf();
   if (x < -103.98) return 0.0;
   int k;
-  const float r = reduce_ln2(x, k);
-  precise float e = 1.0 + expm1_poly(r);
-  return scale2(e, k);
+  const float m = exp_parts(x, k);
+  return scale2(m, k);
 }
 
 float m_expm1(float x) {
@@ -129,7 +152,8 @@ float m_log1p(float x) {
 // from x's integer significand and the bits of 2/pi it needs.
 const uint TWO_OVER_PI[8] = uint[8](0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
                                      0xfe5163abu, 0xdebbc561u);
-float reduce_pio2(float ax, out int q) {
+float reduce_pio2(float ax, out int q, out float rl) {
+  rl = 0.0;
   if (ax <= 0.78539816) { q = 0; return ax; }
   int E;
   const uint64_t M = uint64_t(significand(ax, E));  // ax = M 2^E, M < 2^24
@@ -138,19 +162,23 @@ float reduce_pio2(float ax, out int q) {
     // M w_j 2^(E - 32(j + 1)) in units of 2^-62.
     const int sh = E - 32 * j + 30;
     if (sh >= 64) continue;  // a multiple of 4
-    const uint64_t p = M * uint64_t(TWO_OVER_PI[j]);
     if (sh <= -64) break;
+    const uint64_t p = M * uint64_t(TWO_OVER_PI[j]);
     acc += sh >= 0 ? p << sh : p >> (-sh);
   }
   q = int(acc >> 62);
   int64_t f = int64_t(acc & 0x3ffffffffffffffful);  // [0, 1) of a quadrant
   if (f >= (1l << 61)) { f -= 1l << 62; q += 1; }   // [-1/2, 1/2)
-  // f 2^-62 pi/2, with f split so that its float is nearly exact.
+  // r = f 2^-62 pi/2 as rh + rl: f = fh + fl, pi/2 = PIO2_HI + PIO2_LO.
   const float fh = float(f);
   const float fl = float(f - int64_t(fh));
   const float PIO2_HI = 1.5707963705e+00, PIO2_LO = -4.3711388287e-08;
-  precise float r = (fh * PIO2_HI + (fl * PIO2_HI + fh * PIO2_LO)) * pow2(-62);
-  return r;
+  precise float p = fh * PIO2_HI;
+  precise float rest = two_prod_err(fh, PIO2_HI, p) + (fl * PIO2_HI + fh * PIO2_LO);
+  precise float rh = p + rest;
+  precise float lo = rest - (rh - p);
+  rl = lo * pow2(-62);
+  return rh * pow2(-62);
 }
 
 float sin_poly(float r) {
@@ -175,11 +203,22 @@ float cos_poly(float r) {
   return c;
 }
 
+// sin and cos of r + rl (rl: the reduction's low part, |rl| << ulp(r)).
+float sin2(float r, float rl) {
+  precise float v = sin_poly(r) + rl * (1.0 - 0.5 * r * r);
+  return v;
+}
+float cos2(float r, float rl) {
+  precise float v = cos_poly(r) - rl * r;
+  return v;
+}
+
 float m_sin(float x) {
   if (isnan(x) || isinf(x)) return f_nan();
   int q;
-  const float r = reduce_pio2(abs(x), q);
-  float v = (q & 1) == 0 ? sin_poly(r) : cos_poly(r);
+  float rl;
+  const float r = reduce_pio2(abs(x), q, rl);
+  float v = (q & 1) == 0 ? sin2(r, rl) : cos2(r, rl);
   if ((q & 2) != 0) v = -v;
   return x < 0.0 ? -v : v;
 }
@@ -187,8 +226,9 @@ float m_sin(float x) {
 float m_cos(float x) {
   if (isnan(x) || isinf(x)) return f_nan();
   int q;
-  const float r = reduce_pio2(abs(x), q);
-  float v = (q & 1) == 0 ? cos_poly(r) : sin_poly(r);
+  float rl;
+  const float r = reduce_pio2(abs(x), q, rl);
+  float v = (q & 1) == 0 ? cos2(r, rl) : sin2(r, rl);
   if (((q + 1) & 2) != 0) v = -v;
   return v;
 }
@@ -196,8 +236,9 @@ float m_cos(float x) {
 float m_tan(float x) {
   if (isnan(x) || isinf(x)) return f_nan();
   int q;
-  const float r = reduce_pio2(abs(x), q);
-  const float s = sin_poly(r), c = cos_poly(r);
+  float rl;
+  const float r = reduce_pio2(abs(x), q, rl);
+  const float s = sin2(r, rl), c = cos2(r, rl);
   const float v = (q & 1) == 0 ? div_rn(s, c) : -div_rn(c, s);
   return x < 0.0 ? -v : v;
 }
@@ -219,6 +260,128 @@ float m_sigmoid(float x) {
   if (x < -20.0) return m_exp(x);
   precise float d = 1.0 + m_exp(-x);
   return div_rn(1.0, d);
+}
+
+const float TWO_OVER_SQRTPI = 1.1283791671;
+const float INV_SQRTPI = 0.5641895835;
+
+// erf(x) for |x| < 1: Taylor series in x^2 (terms to x^23: below 2^-27).
+float erf_series(float x) {
+  const float z = x * x;
+  float p = -1.0 / (39916800.0 * 23.0);  // (-1)^n / (n! (2n + 1)), n = 11 .. 1
+  p = fma(p, z, 1.0 / (3628800.0 * 21.0));
+  p = fma(p, z, -1.0 / (362880.0 * 19.0));
+  p = fma(p, z, 1.0 / (40320.0 * 17.0));
+  p = fma(p, z, -1.0 / (5040.0 * 15.0));
+  p = fma(p, z, 1.0 / (720.0 * 13.0));
+  p = fma(p, z, -1.0 / (120.0 * 11.0));
+  p = fma(p, z, 1.0 / (24.0 * 9.0));
+  p = fma(p, z, -1.0 / (6.0 * 7.0));
+  p = fma(p, z, 1.0 / (2.0 * 5.0));
+  p = fma(p, z, -1.0 / 3.0);
+  precise float s = x + x * z * p;  // x (1 - z/3 + ...)
+  return s * TWO_OVER_SQRTPI;
+}
+
+// erfc(z + zl) = v 2^k for z >= 1/2 (zl a small correction to z): exp(-z^2)
+// (z^2 formed exactly; its power of two kept apart, so that a tiny result is
+// rounded once, by the caller) times the continued fraction 1/(sqrt(pi) (z +
+// 1/2/(z + 1/(z + 3/2/(z + ...))))), evaluated backwards with enough terms
+// for 2^-28.
+float erfc_cf(float z, float zl, out int k) {
+  k = 0;
+  if (z > 10.1) return 0.0;
+  const int n = z < 0.6 ? 256 : z < 0.7 ? 200 : z < 0.8 ? 128 : z < 1.0 ? 96 : z < 1.2 ? 64 : z < 1.5 ? 48 : 32;
+  float t = z;
+  for (int i = n; i >= 1; --i) t = z + (float(i) * 0.5) / t;
+  precise float h = z * z;
+  const float l = two_prod_err(z, z, h);
+  precise float e = exp_parts(-h, k) * (1.0 - l);
+  precise float v = e * (div_rn(INV_SQRTPI, t) - zl * TWO_OVER_SQRTPI);
+  return v;
+}
+
+float m_erf(float x) {
+  if (isnan(x)) return x;
+  const float a = abs(x);
+  if (a < 1.0) return erf_series(x);
+  if (a >= 3.92) return x < 0.0 ? -1.0 : 1.0;
+  int k;
+  const float c = erfc_cf(a, 0.0, k);
+  precise float v = 1.0 - scale2(c, k);
+  return x < 0.0 ? -v : v;
+}
+
+// gelu(x) = x/2 erfc(-x/sqrt 2). For x < 0 erfc is small and steep, so
+// z = -x/sqrt 2 is kept as z + zl (the product's error and the constant's tail).
+float m_gelu(float x) {
+  if (isnan(x)) return x;
+  if (isinf(x)) return x > 0.0 ? x : -0.0;
+  const float C_HI = 0.70710677, C_LO = 1.21016171e-08;
+  precise float z = -x * C_HI;
+  precise float zl = two_prod_err(-x, C_HI, z) + -x * C_LO;
+  if (z >= 0.5) {
+    int k;
+    const float c = erfc_cf(z, zl, k);
+    precise float v = x * 0.5 * c;
+    return scale2(v, k);
+  }
+  float e;
+  if (z > -1.0) {
+    precise float d = 1.0 - erf_series(z);
+    e = d;
+  } else if (z > -3.92) {
+    int k;
+    const float c = erfc_cf(-z, 0.0, k);
+    precise float d = 2.0 - scale2(c, k);
+    e = d;
+  } else {
+    e = 2.0;
+  }
+  precise float v = x * 0.5 * e;
+  return v;
+}
+
+// atan(t) for t in [0, 1]: pi/4 + atan((t - 1)/(t + 1)) above 1/2; the
+// series of atan on |u| <= 1/2 (to u^29: below 2^-30).
+float atan_series(float u) {
+  const float z = u * u;
+  float p = 1.0 / 29.0;
+  for (int k = 27; k >= 3; k -= 2) p = fma(p, z, ((k & 2) != 0 ? -1.0 : 1.0) / float(k));
+  precise float s = u + u * z * p;
+  return s;
+}
+float atan01(float t) {
+  if (t <= 0.5) return atan_series(t);
+  precise float num = t - 1.0;  // exact
+  precise float den = t + 1.0;
+  const float a = atan_series(div_rn(num, den));
+  const float PIO4_HI = 7.8539818525e-01, PIO4_LO = -2.1855694143e-08;
+  precise float v = PIO4_HI + (a + PIO4_LO);
+  return v;
+}
+
+float m_atan2(float y, float x) {
+  if (isnan(x) || isnan(y)) return f_nan();
+  const float PI_HI = 3.1415927410e+00, PI_LO = -8.7422776573e-08;
+  const float PIO2_HI = 1.5707963705e+00, PIO2_LO = -4.3711388287e-08;
+  const bool ny = f_signbit(y), nx = f_signbit(x);
+  float a;
+  if (y == 0.0) a = nx ? PI_HI : 0.0;
+  else if (isinf(x) && isinf(y)) a = nx ? 2.3561944902 : 0.78539816340;
+  else if (x == 0.0 || isinf(y)) a = PIO2_HI;
+  else if (isinf(x)) a = nx ? PI_HI : 0.0;
+  else {
+    const float ax = abs(x), ay = abs(y);
+    if (ay <= ax) {
+      a = atan01(div_rn(ay, ax));
+    } else {
+      precise float c = PIO2_HI - (atan01(div_rn(ax, ay)) - PIO2_LO);
+      a = c;
+    }
+    if (nx) { precise float c = PI_HI - (a - PI_LO); a = c; }
+  }
+  return ny ? -a : a;
 }
 
 #endif
