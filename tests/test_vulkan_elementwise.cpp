@@ -152,6 +152,28 @@ TEST(VulkanElementwise, Float32Atan2WithinTheTableBound) {
   EXPECT_TRUE(m.ok) << m.str();
 }
 
+TEST(VulkanElementwise, Float32PowWithinTheTableBound) {
+  NEED_VULKAN();
+  const Device vk("vulkan:0");
+  if (!capabilities(vk).has_kernel(OpId::pow, float32)) GTEST_SKIP() << "pow is not native on vulkan:0";
+  std::vector<float> x(40000), y(40000);
+  uint64_t seed = 13;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53, w = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
+    switch (i % 4) {
+      case 0: x[i] = static_cast<float>(std::ldexp(1 + u, static_cast<int>(mix(seed) % 200) - 100)); y[i] = static_cast<float>(w * 2 - 1); break;
+      case 1: x[i] = static_cast<float>(0.5 + u); y[i] = static_cast<float>((w * 2 - 1) * 200); break;  // large exponents, results near the range's ends
+      case 2: x[i] = static_cast<float>(-(1 + u * 9)); y[i] = static_cast<float>(std::round((w * 2 - 1) * 40)); break;  // negative bases, integer y
+      default: x[i] = static_cast<float>(1 + (u - 0.5) * 1e-4); y[i] = static_cast<float>((w * 2 - 1) * 1e6); break;  // near 1
+    }
+  }
+  Tensor X = from_vector(x, {40000}), Y = from_vector(y, {40000});
+  Tensor got = pow(X.to(vk), Y.to(vk)).to(kCPU);
+  auto m = testing::check_elementwise(got, pow(X.to(float64), Y.to(float64)), op_def(OpId::pow).bound);
+  EXPECT_TRUE(m.ok) << m.str();
+  if (std::getenv("CONCORD_TEST_VERBOSE")) std::printf("pow: %s\n", m.str().c_str());
+}
+
 // Views: transposed, broadcast (stride 0), offset slices, and a strided output.
 TEST(VulkanElementwise, StridedBroadcastAndOffsetViews) {
   NEED_VULKAN();

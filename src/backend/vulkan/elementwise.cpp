@@ -46,10 +46,9 @@ constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpI
                                  OpId::remainder, OpId::floor_divide, OpId::eq, OpId::ne, OpId::lt, OpId::le,
                                  OpId::gt, OpId::ge, OpId::logical_and, OpId::logical_or, OpId::logical_xor};
 // float32 math (shaders/math.glsl): float32 and the halves computed in it.
-// float64 has no such functions in GLSL, and floating pow has no shader
-// implementation yet: those take the CPU fallback.
-constexpr OpId kMath[] = {OpId::exp,  OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin, OpId::cos,
-                          OpId::tan,  OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2};
+// float64 has no such functions in GLSL: they take the CPU fallback there.
+constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin,   OpId::cos,
+                          OpId::tan, OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2, OpId::pow};
 
 // The bound of clamp as the compute type's bits, as the CPU converts it:
 // integer bounds saturate to T's range, floating bounds convert like a cast.
@@ -94,7 +93,7 @@ void claims_elementwise(Claims& c) {
   const DtypeSet f32ish{float32, float16, bfloat16};
   for (OpId op : kExactUnary) c.claim(op, all);
   for (OpId op : kExactBinary) c.claim(op, all);
-  c.claim(OpId::pow, all - kFloatingDtypes);  // integer powers by squaring
+  c.claim(OpId::pow, all - kFloatingDtypes);  // integer powers by squaring; floats: kMath
   for (OpId op : kMath) c.claim(op, f32ish);
   c.claim(OpId::where, all);
   c.claim(OpId::clamp, all);

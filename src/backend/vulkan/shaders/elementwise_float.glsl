@@ -235,6 +235,7 @@ F bop(int op, F a, F b) {
     case OP_floor_divide: return floor_div(a, b);
 #if FLTW == 32
     case OP_atan2: return m_atan2(a, b);
+    case OP_pow: return m_pow(a, b);
 #endif
     default: return f_nan();
   }

@@ -14,7 +14,7 @@
 //                  two parts where erfc is steep
 //   atan2          atan on [0, 1] (a series after halving the range), the
 //                  octant from the signs and magnitudes
-// Not here (the CPU fallback serves it): floating pow.
+//   pow            2^(y log2|x|), log2 and the product in two floats
 #ifndef CONCORD_MATH_GLSL
 #define CONCORD_MATH_GLSL
 
@@ -382,6 +382,90 @@ float m_atan2(float y, float x) {
     if (nx) { precise float c = PI_HI - (a - PI_LO); a = c; }
   }
   return ny ? -a : a;
+}
+
+// a + b = s + err exactly (Knuth's TwoSum).
+float two_sum_err(float a, float b, float s) {
+  precise float bb = s - a;
+  precise float e = (a - (s - bb)) + (b - bb);
+  return e;
+}
+
+// log2(x) = h + l for positive finite x, to about 2^-40 relative: log(m) =
+// 2 atanh(s) with s = (m - 1)/(m + 1) carried in two floats.
+float log2_hl(float x, out float l) {
+  int ex;
+  const uint n = significand(x, ex);
+  int e = ex + 23;
+  float m = uintBitsToFloat((n & 0x7fffffu) | 0x3f800000u);
+  if (m > 1.41421356) { m *= 0.5; e += 1; }
+  precise float f = m - 1.0;                      // exact
+  precise float dh = m + 1.0;
+  const float dl = two_sum_err(m, 1.0, dh);     // m + 1 = dh + dl
+  const float sh = div_rn(f, dh);
+  precise float p = sh * dh;
+  const float pe = two_prod_err(sh, dh, p);
+  precise float sl = (((f - p) - pe) - sh * dl) / dh;  // f - p is exact
+  const float z = sh * sh;
+  float R = 2.0 / 15.0;
+  R = fma(R, z, 2.0 / 13.0);
+  R = fma(R, z, 2.0 / 11.0);
+  R = fma(R, z, 2.0 / 9.0);
+  R = fma(R, z, 2.0 / 7.0);
+  R = fma(R, z, 2.0 / 5.0);
+  R = fma(R, z, 2.0 / 3.0);
+  precise float lh = 2.0 * sh;                  // log(m) = lh + ll
+  precise float ll = 2.0 * sl + sh * z * R;
+  // times 1/ln2 = IH + IL, plus e.
+  const float IH = 1.4426950216e+00, IL = 1.9259629891e-08;
+  precise float ph = lh * IH;
+  precise float pl = two_prod_err(lh, IH, ph) + (lh * IL + ll * IH);
+  const float fe = float(e);
+  precise float h = fe + ph;
+  precise float lo = two_sum_err(fe, ph, h) + pl;
+  precise float hh = h + lo;
+  l = lo - (hh - h);
+  return hh;
+}
+
+bool is_int(float y) { return floor(y) == y; }
+bool is_odd_int(float y) { return is_int(y) && abs(y) < 16777216.0 && (int(abs(y)) & 1) != 0; }
+
+// x^y (C's powf special cases); |x|^y = 2^(y log2|x|) with the product
+// carried in two floats, so that exponents up to 150 keep 2^-26.
+float m_pow(float x, float y) {
+  if (y == 0.0 || x == 1.0) return 1.0;
+  if (isnan(x) || isnan(y)) return f_nan();
+  const float ax = abs(x), ay = abs(y);
+  const bool odd = is_odd_int(y);
+  const bool neg = f_signbit(x) && odd;
+  if (isinf(y)) {
+    if (ax == 1.0) return 1.0;
+    return (ax < 1.0) == (y < 0.0) ? f_inf() : 0.0;
+  }
+  if (ax == 0.0 || isinf(ax)) {
+    // 0^y and inf^y: 0 or inf, signed when x is negative and y an odd integer.
+    const bool big = (ax == 0.0) == (y < 0.0);
+    const float v = big ? f_inf() : 0.0;
+    return neg ? -v : v;
+  }
+  if (x < 0.0 && !is_int(y)) return f_nan();
+  float ll;
+  const float lh = log2_hl(ax, ll);
+  precise float th = y * lh;
+  precise float tl = two_prod_err(y, lh, th) + y * ll;
+  float v;
+  if (th > 128.5) v = f_inf();
+  else if (th < -151.0) v = 0.0;
+  else {
+    const float k = roundEven(th);
+    precise float r = (th - k) + tl;  // th - k is exact
+    const float LN2 = 6.9314718056e-01;
+    precise float u = r * LN2;
+    precise float m = 1.0 + expm1_poly(u);
+    v = scale2(m, int(k));
+  }
+  return neg ? -v : v;
 }
 
 #endif
