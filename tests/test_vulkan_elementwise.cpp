@@ -131,6 +131,38 @@ TEST(VulkanElementwise, Float32MathWithinTheTableBounds) {
   }
 }
 
+// The float64 math functions the device claims, the same way.
+TEST(VulkanElementwise, Float64MathWithinTheTableBounds) {
+  NEED_VULKAN();
+  const Device vk("vulkan:0");
+  if (!capabilities(vk).can_store(float64)) GTEST_SKIP() << "vulkan:0 has no float64";
+  struct Case { OpId op; double lo, hi; bool log_scale; };
+  const Case cases[] = {
+      {OpId::exp, -746, 710, false},  {OpId::expm1, -45, 710, false}, {OpId::expm1, -1e-9, 1e-9, false},
+      {OpId::log, 1e-320, 1e308, true}, {OpId::log2, 1e-320, 1e308, true}, {OpId::log1p, -1, 1e308, false},
+      {OpId::log1p, 1e-300, 1e-2, true}, {OpId::tanh, -25, 25, false}, {OpId::tanh, 1e-300, 1, true},
+      {OpId::sigmoid, -746, 40, false}};
+  uint64_t seed = 17;
+  int judged = 0;
+  for (const Case& c : cases) {
+    if (!capabilities(vk).has_kernel(c.op, float64)) continue;
+    ++judged;
+    std::vector<double> v(20000);
+    for (size_t i = 0; i < v.size(); ++i) {
+      const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
+      v[i] = c.log_scale ? std::exp(std::log(c.lo) + u * (std::log(c.hi) - std::log(c.lo))) : c.lo + u * (c.hi - c.lo);
+      if (c.op == OpId::tanh && c.log_scale && (mix(seed) & 1)) v[i] = -v[i];
+    }
+    Tensor x = from_vector(v, {static_cast<int64_t>(v.size())});
+    Tensor got = unary(c.op, x.to(vk)).to(kCPU);
+    auto m = testing::check_elementwise(got, unary(c.op, x), op_def(c.op).bound);
+    EXPECT_TRUE(m.ok) << op_name(c.op) << " on [" << c.lo << ", " << c.hi << "]: " << m.str();
+    if (std::getenv("CONCORD_TEST_VERBOSE"))
+      std::printf("f64 %s on [%g, %g]: %s\n", std::string(op_name(c.op)).c_str(), c.lo, c.hi, m.str().c_str());
+  }
+  EXPECT_GT(judged, 0);
+}
+
 TEST(VulkanElementwise, Float32Atan2WithinTheTableBound) {
   NEED_VULKAN();
   const Device vk("vulkan:0");

@@ -180,6 +180,8 @@ F py_rem(F a, F b) {
 
 #if FLTW == 32
 #include "math.glsl"
+#else
+#include "math64.glsl"
 #endif
 
 F uop(int op, F x) {
@@ -208,6 +210,14 @@ F uop(int op, F x) {
     case OP_sigmoid: return m_sigmoid(x);
     case OP_gelu: return m_gelu(x);
     case OP_erf: return m_erf(x);
+#else
+    case OP_exp: return d_exp(x);
+    case OP_expm1: return d_expm1(x);
+    case OP_log: return d_log(x);
+    case OP_log1p: return d_log1p(x);
+    case OP_log2: return d_log2(x);
+    case OP_tanh: return d_tanh(x);
+    case OP_sigmoid: return d_sigmoid(x);
 #endif
     default: return f_nan();  // an op without a case here: never claimed
   }
