@@ -141,7 +141,9 @@ TEST(VulkanElementwise, Float64MathWithinTheTableBounds) {
       {OpId::exp, -746, 710, false},  {OpId::expm1, -45, 710, false}, {OpId::expm1, -1e-9, 1e-9, false},
       {OpId::log, 1e-320, 1e308, true}, {OpId::log2, 1e-320, 1e308, true}, {OpId::log1p, -1, 1e308, false},
       {OpId::log1p, 1e-300, 1e-2, true}, {OpId::tanh, -25, 25, false}, {OpId::tanh, 1e-300, 1, true},
-      {OpId::sigmoid, -746, 40, false}};
+      {OpId::sigmoid, -746, 40, false}, {OpId::sin, 1e-300, 1e308, true}, {OpId::cos, 1e-300, 1e308, true},
+      {OpId::tan, 1e-300, 1e308, true}, {OpId::sin, -10, 10, false}, {OpId::cos, -100, 100, false},
+      {OpId::tan, -1.6, 1.6, false}};
   uint64_t seed = 17;
   int judged = 0;
   for (const Case& c : cases) {
@@ -151,7 +153,7 @@ TEST(VulkanElementwise, Float64MathWithinTheTableBounds) {
     for (size_t i = 0; i < v.size(); ++i) {
       const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
       v[i] = c.log_scale ? std::exp(std::log(c.lo) + u * (std::log(c.hi) - std::log(c.lo))) : c.lo + u * (c.hi - c.lo);
-      if (c.op == OpId::tanh && c.log_scale && (mix(seed) & 1)) v[i] = -v[i];
+      if (c.op != OpId::log && c.op != OpId::log2 && c.op != OpId::log1p && c.log_scale && (mix(seed) & 1)) v[i] = -v[i];
     }
     Tensor x = from_vector(v, {static_cast<int64_t>(v.size())});
     Tensor got = unary(c.op, x.to(vk)).to(kCPU);

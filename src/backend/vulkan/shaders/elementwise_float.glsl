@@ -218,6 +218,9 @@ F uop(int op, F x) {
     case OP_log2: return d_log2(x);
     case OP_tanh: return d_tanh(x);
     case OP_sigmoid: return d_sigmoid(x);
+    case OP_sin: return d_sin(x);
+    case OP_cos: return d_cos(x);
+    case OP_tan: return d_tan(x);
 #endif
     default: return f_nan();  // an op without a case here: never claimed
   }

@@ -6,8 +6,9 @@
 //   log, log2,     x = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s),
 //   log1p          s = f / (2 + f), the series to s^23; log1p corrects 1 + x
 //   tanh, sigmoid  from expm1 / exp
-// Not here (the CPU fallback serves them): sin, cos, tan (a reduction exact
-// for huge arguments needs 120-bit fixed point), erf, gelu, atan2, pow.
+//   sin, cos, tan  quadrant and remainder of x mod pi/2 from 2/pi's bits in
+//                  128-bit integer fixed point, then polynomials to r^19
+// Not here (the CPU fallback serves them): erf, gelu, atan2, pow.
 #ifndef CONCORD_MATH64_GLSL
 #define CONCORD_MATH64_GLSL
 
@@ -145,6 +146,149 @@ double d_sigmoid(double x) {
   if (isnan(x)) return x;
   precise double d = 1.0lf + d_exp(-x);
   return div_rn(1.0lf, d);
+}
+
+// ---------------------------------------------------------------- sin, cos, tan
+// |x| mod pi/2: x * 2/pi in 2.126 fixed point (two uint64, wrapping mod 4),
+// from x's significand in two parts times the 32-bit words of 2/pi it needs;
+// 126 bits keep float64's worst cancellation (about 2^-61) exact enough.
+const uint TWO_OVER_PI_D[44] = uint[44](0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du, 0xa9e39161u, 0x5ee61b08u, 0x6599855fu, 0x14a06840u);
+
+// (hi, lo) += p 2^sh, modulo 2^128 (sh in units of the fixed point).
+void add128(inout uint64_t hi, inout uint64_t lo, uint64_t p, int sh) {
+  if (sh >= 128 || sh <= -64) return;
+  uint64_t ah = 0ul, al = 0ul;
+  if (sh >= 64) ah = p << (sh - 64);
+  else if (sh > 0) { al = p << sh; ah = p >> (64 - sh); }
+  else if (sh == 0) al = p;
+  else al = p >> (-sh);
+  lo += al;
+  hi += ah + (lo < al ? 1ul : 0ul);
+}
+
+double two_prod_err_d(double a, double b, double p) {
+  precise double ca = 134217729.0lf * a;
+  precise double ah = ca - (ca - a);
+  precise double al = a - ah;
+  precise double cb = 134217729.0lf * b;
+  precise double bh = cb - (cb - b);
+  precise double bl = b - bh;
+  precise double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  return e;
+}
+
+// The quadrant (mod 4) and |x| - q pi/2 = rh + rl in [-pi/4, pi/4].
+double reduce_pio2(double ax, out int q, out double rl) {
+  rl = 0.0lf;
+  if (ax <= 0.78539816339744828lf) { q = 0; return ax; }
+  int E;
+  const uint64_t M = significand(ax, E);  // ax = M 2^E, M < 2^53
+  const uint64_t Mh = M >> 32, Ml = M & 0xfffffffful;
+  uint64_t hi = 0ul, lo = 0ul;
+  for (int j = 0; j < 44; ++j) {
+    const int sh = E - 32 * j + 94;  // M w_j 2^(E - 32(j + 1)) in units of 2^-126
+    if (sh + 32 <= -64) break;
+    const uint64_t w = uint64_t(TWO_OVER_PI_D[j]);
+    add128(hi, lo, Mh * w, sh + 32);
+    add128(hi, lo, Ml * w, sh);
+  }
+  q = int(hi >> 62);
+  uint64_t fh = hi & 0x3ffffffffffffffful, fl = lo;
+  bool neg = false;
+  if ((fh >> 61) != 0ul) {  // past half a quadrant: 1 - fraction, next quadrant
+    q += 1;
+    neg = true;
+    fl = ~fl + 1ul;
+    fh = (~fh + (fl == 0ul ? 1ul : 0ul)) & 0x3ffffffffffffffful;
+  }
+  int s = 0;  // normalise (fh:fl) so that fh's top bit is bit 63
+  if (fh == 0ul) { fh = fl; fl = 0ul; s = 64; }
+  if (fh == 0ul) return 0.0lf;
+  const int z = 63 - msb64(fh);
+  if (z > 0) { fh = (fh << z) | (fl >> (64 - z)); fl <<= z; }
+  s += z;
+  // value = (fh + fl 2^-64) 2^(-62 - s), split into doubles ah + al.
+  const double ah = double(fh & 0xfffffffffffff800ul);
+  const double al = double(fh & 0x7fful) + double(fl) * pow2(-64);
+  const double PIO2_HI = 1.5707963267948966lf, PIO2_LO = 6.123233995736766e-17lf;
+  precise double p = ah * PIO2_HI;
+  precise double rest = two_prod_err_d(ah, PIO2_HI, p) + (ah * PIO2_LO + al * PIO2_HI);
+  precise double rh = p + rest;
+  precise double rlo = rest - (rh - p);
+  const int k = -62 - s;
+  rl = scale2(neg ? -rlo : rlo, k);
+  return scale2(neg ? -rh : rh, k);
+}
+
+double sin_poly(double r) {
+  const double z = r * r;
+  double p = -8.22063524662433e-18lf;
+  p = fma(p, z, 2.8114572543455206e-15lf);
+  p = fma(p, z, -7.647163731819816e-13lf);
+  p = fma(p, z, 1.6059043836821613e-10lf);
+  p = fma(p, z, -2.505210838544172e-08lf);
+  p = fma(p, z, 2.7557319223985893e-06lf);
+  p = fma(p, z, -0.0001984126984126984lf);
+  p = fma(p, z, 0.008333333333333333lf);
+  p = fma(p, z, -0.16666666666666666lf);
+  precise double s = r + r * z * p;
+  return s;
+}
+
+double cos_poly(double r) {
+  const double z = r * r;
+  double p = 4.110317623312165e-19lf;
+  p = fma(p, z, -1.5619206968586225e-16lf);
+  p = fma(p, z, 4.779477332387385e-14lf);
+  p = fma(p, z, -1.1470745597729725e-11lf);
+  p = fma(p, z, 2.08767569878681e-09lf);
+  p = fma(p, z, -2.755731922398589e-07lf);
+  p = fma(p, z, 2.48015873015873e-05lf);
+  p = fma(p, z, -0.001388888888888889lf);
+  p = fma(p, z, 0.041666666666666664lf);
+  precise double hz = 0.5lf * z;
+  precise double w = 1.0lf - hz;
+  precise double c = w + (((1.0lf - w) - hz) + z * z * p);
+  return c;
+}
+
+double sin2(double r, double rl) {
+  precise double v = sin_poly(r) + rl * (1.0lf - 0.5lf * r * r);
+  return v;
+}
+double cos2(double r, double rl) {
+  precise double v = cos_poly(r) - rl * r;
+  return v;
+}
+
+double d_sin(double x) {
+  if (isnan(x) || isinf(x)) return f_nan();
+  int q;
+  double rl;
+  const double r = reduce_pio2(abs(x), q, rl);
+  double v = (q & 1) == 0 ? sin2(r, rl) : cos2(r, rl);
+  if ((q & 2) != 0) v = -v;
+  return x < 0.0lf ? -v : v;
+}
+
+double d_cos(double x) {
+  if (isnan(x) || isinf(x)) return f_nan();
+  int q;
+  double rl;
+  const double r = reduce_pio2(abs(x), q, rl);
+  double v = (q & 1) == 0 ? cos2(r, rl) : sin2(r, rl);
+  if (((q + 1) & 2) != 0) v = -v;
+  return v;
+}
+
+double d_tan(double x) {
+  if (isnan(x) || isinf(x)) return f_nan();
+  int q;
+  double rl;
+  const double r = reduce_pio2(abs(x), q, rl);
+  const double s = sin2(r, rl), c = cos2(r, rl);
+  const double v = (q & 1) == 0 ? div_rn(s, c) : -div_rn(c, s);
+  return x < 0.0lf ? -v : v;
 }
 
 #endif
