@@ -143,7 +143,7 @@ TEST(VulkanElementwise, Float64MathWithinTheTableBounds) {
       {OpId::log1p, 1e-300, 1e-2, true}, {OpId::tanh, -25, 25, false}, {OpId::tanh, 1e-300, 1, true},
       {OpId::sigmoid, -746, 40, false}, {OpId::sin, 1e-300, 1e308, true}, {OpId::cos, 1e-300, 1e308, true},
       {OpId::tan, 1e-300, 1e308, true}, {OpId::sin, -10, 10, false}, {OpId::cos, -100, 100, false},
-      {OpId::tan, -1.6, 1.6, false}};
+      {OpId::tan, -1.6, 1.6, false}, {OpId::erf, -7, 7, false}, {OpId::erf, 1e-300, 1, true}};
   uint64_t seed = 17;
   int judged = 0;
   for (const Case& c : cases) {
@@ -165,25 +165,32 @@ TEST(VulkanElementwise, Float64MathWithinTheTableBounds) {
   EXPECT_GT(judged, 0);
 }
 
-TEST(VulkanElementwise, Float32Atan2WithinTheTableBound) {
+// atan2 over magnitudes 2^-60 .. 2^60 of every sign, in each dtype it is native in.
+TEST(VulkanElementwise, Atan2WithinTheTableBound) {
   NEED_VULKAN();
   const Device vk("vulkan:0");
-  if (!capabilities(vk).has_kernel(OpId::atan2, float32)) GTEST_SKIP() << "atan2 is not native on vulkan:0";
-  std::vector<float> y(40000), x(40000);
-  uint64_t seed = 11;
-  for (size_t i = 0; i < y.size(); ++i) {  // magnitudes over 2^-60 .. 2^60, every sign
-    auto one = [&] {
-      const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
-      const double m = std::ldexp(1.0, static_cast<int>(mix(seed) % 121) - 60) * (1 + u);
-      return static_cast<float>((mix(seed) & 1) ? -m : m);
-    };
-    y[i] = one();
-    x[i] = i % 7 == 0 ? y[i] * 1.0001f : one();
+  int judged = 0;
+  for (Dtype t : {float32, float64}) {
+    if (!capabilities(vk).has_kernel(OpId::atan2, t)) continue;
+    ++judged;
+    std::vector<double> y(40000), x(40000);
+    uint64_t seed = 11;
+    for (size_t i = 0; i < y.size(); ++i) {
+      auto one = [&] {
+        const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
+        const double m = std::ldexp(1.0, static_cast<int>(mix(seed) % 121) - 60) * (1 + u);
+        return (mix(seed) & 1) ? -m : m;
+      };
+      y[i] = one();
+      x[i] = i % 7 == 0 ? y[i] * 1.0001 : one();
+    }
+    Tensor Y = from_vector(y, {40000}).to(t), X = from_vector(x, {40000}).to(t);
+    Tensor got = atan2(Y.to(vk), X.to(vk)).to(kCPU);
+    auto m = testing::check_elementwise(got, atan2(Y.to(float64), X.to(float64)), op_def(OpId::atan2).bound);
+    EXPECT_TRUE(m.ok) << name(t) << ": " << m.str();
+    if (std::getenv("CONCORD_TEST_VERBOSE")) std::printf("atan2 %s: %s\n", std::string(name(t)).c_str(), m.str().c_str());
   }
-  Tensor Y = from_vector(y, {40000}), X = from_vector(x, {40000});
-  Tensor got = atan2(Y.to(vk), X.to(vk)).to(kCPU);
-  auto m = testing::check_elementwise(got, atan2(Y.to(float64), X.to(float64)), op_def(OpId::atan2).bound);
-  EXPECT_TRUE(m.ok) << m.str();
+  EXPECT_GT(judged, 0);
 }
 
 TEST(VulkanElementwise, Float32PowWithinTheTableBound) {

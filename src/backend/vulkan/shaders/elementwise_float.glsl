@@ -221,6 +221,7 @@ F uop(int op, F x) {
     case OP_sin: return d_sin(x);
     case OP_cos: return d_cos(x);
     case OP_tan: return d_tan(x);
+    case OP_erf: return d_erf(x);
 #endif
     default: return f_nan();  // an op without a case here: never claimed
   }
@@ -249,6 +250,8 @@ F bop(int op, F a, F b) {
 #if FLTW == 32
     case OP_atan2: return m_atan2(a, b);
     case OP_pow: return m_pow(a, b);
+#else
+    case OP_atan2: return d_atan2(a, b);
 #endif
     default: return f_nan();
   }
