@@ -215,6 +215,21 @@ TEST(VulkanElementwise, Float32PowWithinTheTableBound) {
   if (std::getenv("CONCORD_TEST_VERBOSE")) std::printf("pow: %s\n", m.str().c_str());
 }
 
+// More work-items than one row of 65535 groups of 256: the launch spans rows.
+TEST(VulkanElementwise, BeyondOneDispatchRow) {
+  NEED_VULKAN();
+  const Device vk("vulkan:0");
+  const int64_t n = 65535LL * 256 + 4099;
+  Tensor a = arange(0, n, 1, int32, vk), b = full({1}, 7, int32, vk);
+  Tensor c = remainder(add(a, b), 1000).to(kCPU);  // broadcast b, two launches
+  const auto v = c.to_vector<int32_t>();
+  for (int64_t i : {int64_t{0}, int64_t{65535} * 256 - 1, int64_t{65535} * 256, n - 1})
+    EXPECT_EQ(v[static_cast<size_t>(i)], static_cast<int32_t>((i + 7) % 1000)) << i;
+  int bad = 0;
+  for (int64_t i = 0; i < n && bad < 3; ++i)
+    if (v[static_cast<size_t>(i)] != static_cast<int32_t>((i + 7) % 1000)) ++bad, ADD_FAILURE() << "element " << i;
+}
+
 // Views: transposed, broadcast (stride 0), offset slices, and a strided output.
 TEST(VulkanElementwise, StridedBroadcastAndOffsetViews) {
   NEED_VULKAN();
