@@ -143,7 +143,8 @@ TEST(VulkanElementwise, Float64MathWithinTheTableBounds) {
       {OpId::log1p, 1e-300, 1e-2, true}, {OpId::tanh, -25, 25, false}, {OpId::tanh, 1e-300, 1, true},
       {OpId::sigmoid, -746, 40, false}, {OpId::sin, 1e-300, 1e308, true}, {OpId::cos, 1e-300, 1e308, true},
       {OpId::tan, 1e-300, 1e308, true}, {OpId::sin, -10, 10, false}, {OpId::cos, -100, 100, false},
-      {OpId::tan, -1.6, 1.6, false}, {OpId::erf, -7, 7, false}, {OpId::erf, 1e-300, 1, true}};
+      {OpId::tan, -1.6, 1.6, false}, {OpId::erf, -7, 7, false}, {OpId::erf, 1e-300, 1, true},
+      {OpId::gelu, -40, 10, false}, {OpId::gelu, -3, 0, false}, {OpId::gelu, 1e-300, 1e300, true}};
   uint64_t seed = 17;
   int judged = 0;
   for (const Case& c : cases) {

@@ -48,10 +48,10 @@ constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpI
 // float32 math (shaders/math.glsl): float32 and the halves computed in it.
 constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin,   OpId::cos,
                           OpId::tan, OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2, OpId::pow};
-// float64 math (shaders/math64.glsl; GLSL has none). gelu and pow of
-// float64 take the CPU fallback.
-constexpr OpId kMath64[] = {OpId::exp, OpId::expm1, OpId::log, OpId::log1p, OpId::log2, OpId::tanh,
-                            OpId::sigmoid, OpId::sin, OpId::cos, OpId::tan, OpId::erf, OpId::atan2};
+// float64 math (shaders/math64.glsl; GLSL has none). pow of float64 takes
+// the CPU fallback.
+constexpr OpId kMath64[] = {OpId::exp, OpId::expm1, OpId::log, OpId::log1p, OpId::log2, OpId::tanh, OpId::sigmoid,
+                            OpId::sin, OpId::cos,   OpId::tan, OpId::erf,   OpId::gelu, OpId::atan2};
 
 // The bound of clamp as the compute type's bits, as the CPU converts it:
 // integer bounds saturate to T's range, floating bounds convert like a cast.

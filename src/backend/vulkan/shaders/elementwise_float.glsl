@@ -222,6 +222,7 @@ F uop(int op, F x) {
     case OP_cos: return d_cos(x);
     case OP_tan: return d_tan(x);
     case OP_erf: return d_erf(x);
+    case OP_gelu: return d_gelu(x);
 #endif
     default: return f_nan();  // an op without a case here: never claimed
   }

@@ -9,10 +9,10 @@
 //   sin, cos, tan  quadrant and remainder of x mod pi/2 from 2/pi's bits in
 //                  128-bit integer fixed point, then polynomials to r^19
 //   erf            Taylor series below 1, else exp(-z^2) (z^2 exact) times
-//                  erfc's continued fraction
+//                  erfc's continued fraction (from 1/2 on for gelu)
 //   atan2          atan on [0, 1] (a series after halving the range)
-// Not here (the CPU fallback serves them): gelu (erfc near z = 1/2 needs more
-// than a double) and pow (log2 would need about 2^-65).
+//   gelu           x/2 erfc(-x/sqrt 2) from the same two, z kept in two parts
+// Not here (the CPU fallback serves it): pow (log2 would need about 2^-65).
 #ifndef CONCORD_MATH64_GLSL
 #define CONCORD_MATH64_GLSL
 
@@ -325,18 +325,22 @@ double erf_series(double x) {
   return s * TWO_OVER_SQRTPI_D;
 }
 
-// erfc(z) for 1 <= z (as math.glsl's erfc_cf, with terms for 2^-60).
-double erfc_cf(double z) {
+// erfc(z + zl) = v 2^k for z >= 1/2, zl a small correction to z (as
+// math.glsl's erfc_cf, with terms for 2^-60: the fraction converges slowly
+// near 1/2).
+double erfc_cf(double z, double zl, out int k) {
+  k = 0;
   if (z > 27.3lf) return 0.0lf;
-  const int n = z < 1.2lf ? 256 : z < 1.5lf ? 180 : z < 2.0lf ? 128 : z < 3.0lf ? 80 : 48;
+  const int n = z < 0.7lf ? 1024 : z < 1.0lf ? 512 : z < 1.2lf ? 256 : z < 1.5lf ? 180 : z < 2.0lf ? 128
+              : z < 3.0lf ? 80 : 48;
   double t = z;
   for (int i = n; i >= 1; --i) t = z + (double(i) * 0.5lf) / t;
   precise double h = z * z;
   const double l = two_prod_err_d(z, z, h);
-  int k;
   const double r = reduce_ln2(-h, k);
-  precise double m = (1.0lf + expm1_poly(r)) * (1.0lf - l);
-  return scale2(m * div_rn(INV_SQRTPI_D, t), k);
+  precise double e = (1.0lf + expm1_poly(r)) * (1.0lf - l);
+  precise double v = e * (div_rn(INV_SQRTPI_D, t) - zl * TWO_OVER_SQRTPI_D);
+  return v;
 }
 
 double d_erf(double x) {
@@ -344,8 +348,39 @@ double d_erf(double x) {
   const double a = abs(x);
   if (a < 1.0lf) return erf_series(x);
   if (a >= 5.93lf) return x < 0.0lf ? -1.0lf : 1.0lf;
-  precise double v = 1.0lf - erfc_cf(a);
+  int k;
+  const double c = erfc_cf(a, 0.0lf, k);
+  precise double v = 1.0lf - scale2(c, k);
   return x < 0.0lf ? -v : v;
+}
+
+// gelu(x) = x/2 erfc(-x/sqrt 2), as math_special.glsl's m_gelu.
+double d_gelu(double x) {
+  if (isnan(x)) return x;
+  if (isinf(x)) return x > 0.0lf ? x : -0.0lf;
+  const double C_HI = 0.70710678118654757lf, C_LO = -4.8336466567264567e-17lf;
+  precise double z = -x * C_HI;
+  precise double zl = two_prod_err_d(-x, C_HI, z) + -x * C_LO;
+  if (z >= 0.5lf) {
+    int k;
+    const double c = erfc_cf(z, zl, k);
+    precise double v = x * 0.5lf * c;
+    return scale2(v, k);
+  }
+  double e;
+  if (z > -1.0lf) {
+    precise double d = 1.0lf - erf_series(z);
+    e = d;
+  } else if (z > -5.93lf) {
+    int k;
+    const double c = erfc_cf(-z, 0.0lf, k);
+    precise double d = 2.0lf - scale2(c, k);
+    e = d;
+  } else {
+    e = 2.0lf;
+  }
+  precise double v = x * 0.5lf * e;
+  return v;
 }
 
 // atan(t), t in [0, 1]: pi/4 + atan((t - 1)/(t + 1)) above 1/2; the series
