@@ -194,26 +194,35 @@ TEST(VulkanElementwise, Atan2WithinTheTableBound) {
   EXPECT_GT(judged, 0);
 }
 
-TEST(VulkanElementwise, Float32PowWithinTheTableBound) {
+// pow on wide bases, large exponents (results near the range's ends),
+// negative bases with integer exponents and bases near 1, in each dtype it
+// is native in.
+TEST(VulkanElementwise, PowWithinTheTableBound) {
   NEED_VULKAN();
   const Device vk("vulkan:0");
-  if (!capabilities(vk).has_kernel(OpId::pow, float32)) GTEST_SKIP() << "pow is not native on vulkan:0";
-  std::vector<float> x(40000), y(40000);
-  uint64_t seed = 13;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53, w = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
-    switch (i % 4) {
-      case 0: x[i] = static_cast<float>(std::ldexp(1 + u, static_cast<int>(mix(seed) % 200) - 100)); y[i] = static_cast<float>(w * 2 - 1); break;
-      case 1: x[i] = static_cast<float>(0.5 + u); y[i] = static_cast<float>((w * 2 - 1) * 200); break;  // large exponents, results near the range's ends
-      case 2: x[i] = static_cast<float>(-(1 + u * 9)); y[i] = static_cast<float>(std::round((w * 2 - 1) * 40)); break;  // negative bases, integer y
-      default: x[i] = static_cast<float>(1 + (u - 0.5) * 1e-4); y[i] = static_cast<float>((w * 2 - 1) * 1e6); break;  // near 1
+  int judged = 0;
+  for (Dtype t : {float32, float64}) {
+    if (!capabilities(vk).has_kernel(OpId::pow, t)) continue;
+    ++judged;
+    const double big = t == float32 ? 200 : 1500, span = t == float32 ? 100 : 1000;
+    std::vector<double> x(40000), y(40000);
+    uint64_t seed = 13;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double u = static_cast<double>(mix(seed) >> 11) * 0x1p-53, w = static_cast<double>(mix(seed) >> 11) * 0x1p-53;
+      switch (i % 4) {
+        case 0: x[i] = std::ldexp(1 + u, static_cast<int>(mix(seed) % static_cast<uint64_t>(2 * span)) - static_cast<int>(span)); y[i] = w * 2 - 1; break;
+        case 1: x[i] = 0.5 + u; y[i] = (w * 2 - 1) * big; break;
+        case 2: x[i] = -(1 + u * 9); y[i] = std::round((w * 2 - 1) * 40); break;
+        default: x[i] = 1 + (u - 0.5) * 1e-4; y[i] = (w * 2 - 1) * 1e6; break;
+      }
     }
+    Tensor X = from_vector(x, {40000}).to(t), Y = from_vector(y, {40000}).to(t);
+    Tensor got = pow(X.to(vk), Y.to(vk)).to(kCPU);
+    auto m = testing::check_elementwise(got, pow(X.to(float64), Y.to(float64)), op_def(OpId::pow).bound);
+    EXPECT_TRUE(m.ok) << name(t) << ": " << m.str();
+    if (std::getenv("CONCORD_TEST_VERBOSE")) std::printf("pow %s: %s\n", std::string(name(t)).c_str(), m.str().c_str());
   }
-  Tensor X = from_vector(x, {40000}), Y = from_vector(y, {40000});
-  Tensor got = pow(X.to(vk), Y.to(vk)).to(kCPU);
-  auto m = testing::check_elementwise(got, pow(X.to(float64), Y.to(float64)), op_def(OpId::pow).bound);
-  EXPECT_TRUE(m.ok) << m.str();
-  if (std::getenv("CONCORD_TEST_VERBOSE")) std::printf("pow: %s\n", m.str().c_str());
+  EXPECT_GT(judged, 0);
 }
 
 // More work-items than one row of 65535 groups of 256: the launch spans rows.

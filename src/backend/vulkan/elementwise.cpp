@@ -45,13 +45,11 @@ constexpr OpId kExactUnary[] = {OpId::neg,   OpId::abs,   OpId::sign,       OpId
 constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::maximum, OpId::minimum,
                                  OpId::remainder, OpId::floor_divide, OpId::eq, OpId::ne, OpId::lt, OpId::le,
                                  OpId::gt, OpId::ge, OpId::logical_and, OpId::logical_or, OpId::logical_xor};
-// float32 math (shaders/math.glsl): float32 and the halves computed in it.
+// Math functions: float32 and the halves computed in it (shaders/math.glsl,
+// math_special.glsl), float64 where the device has it (math64*.glsl; GLSL
+// has no double exp, log or sin).
 constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin,   OpId::cos,
                           OpId::tan, OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2, OpId::pow};
-// float64 math (shaders/math64.glsl; GLSL has none). pow of float64 takes
-// the CPU fallback.
-constexpr OpId kMath64[] = {OpId::exp, OpId::expm1, OpId::log, OpId::log1p, OpId::log2, OpId::tanh, OpId::sigmoid,
-                            OpId::sin, OpId::cos,   OpId::tan, OpId::erf,   OpId::gelu, OpId::atan2};
 
 // The bound of clamp as the compute type's bits, as the CPU converts it:
 // integer bounds saturate to T's range, floating bounds convert like a cast.
@@ -99,7 +97,7 @@ void claims_elementwise(Claims& c) {
   c.claim(OpId::pow, all - kFloatingDtypes);  // integer powers by squaring; floats: kMath
   for (OpId op : kMath) c.claim(op, f32ish);
   if (c.info.fp64)
-    for (OpId op : kMath64) c.claim(op, DtypeSet{float64});
+    for (OpId op : kMath) c.claim(op, DtypeSet{float64});
   c.claim(OpId::where, all);
   c.claim(OpId::clamp, all);
   for (Dtype d : kAllDtypes) {

@@ -253,6 +253,7 @@ F bop(int op, F a, F b) {
     case OP_pow: return m_pow(a, b);
 #else
     case OP_atan2: return d_atan2(a, b);
+    case OP_pow: return d_pow(a, b);
 #endif
     default: return f_nan();
   }

@@ -8,11 +8,7 @@
 //   tanh, sigmoid  from expm1 / exp
 //   sin, cos, tan  quadrant and remainder of x mod pi/2 from 2/pi's bits in
 //                  128-bit integer fixed point, then polynomials to r^19
-//   erf            Taylor series below 1, else exp(-z^2) (z^2 exact) times
-//                  erfc's continued fraction (from 1/2 on for gelu)
-//   atan2          atan on [0, 1] (a series after halving the range)
-//   gelu           x/2 erfc(-x/sqrt 2) from the same two, z kept in two parts
-// Not here (the CPU fallback serves it): pow (log2 would need about 2^-65).
+//   erf, gelu, atan2, pow: math64_special.glsl
 #ifndef CONCORD_MATH64_GLSL
 #define CONCORD_MATH64_GLSL
 
@@ -295,134 +291,6 @@ double d_tan(double x) {
   return x < 0.0lf ? -v : v;
 }
 
-// ---------------------------------------------------------------- erf, atan2
-const double TWO_OVER_SQRTPI_D = 1.1283791670955126lf;
-const double INV_SQRTPI_D = 0.5641895835477563lf;
-
-// erf(x) for |x| < 1: Taylor series in x^2 (terms to x^39: below 2^-57).
-double erf_series(double x) {
-  const double z = x * x;
-  double p = -2.107855191442136e-19lf;
-  p = fma(p, z, 4.221407288807088e-18lf);
-  p = fma(p, z, -8.032735012415773e-17lf);
-  p = fma(p, z, 1.4483264643598138e-15lf);
-  p = fma(p, z, -2.466827010264457e-14lf);
-  p = fma(p, z, 3.9554295164585257e-13lf);
-  p = fma(p, z, -5.9477940136376354e-12lf);
-  p = fma(p, z, 8.35070279514724e-11lf);
-  p = fma(p, z, -1.0892221037148573e-09lf);
-  p = fma(p, z, 1.3122532963802806e-08lf);
-  p = fma(p, z, -1.4503852223150468e-07lf);
-  p = fma(p, z, 1.4589169000933706e-06lf);
-  p = fma(p, z, -1.3227513227513228e-05lf);
-  p = fma(p, z, 0.00010683760683760684lf);
-  p = fma(p, z, -0.0007575757575757576lf);
-  p = fma(p, z, 0.004629629629629629lf);
-  p = fma(p, z, -0.023809523809523808lf);
-  p = fma(p, z, 0.1lf);
-  p = fma(p, z, -0.3333333333333333lf);
-  precise double s = x + x * z * p;
-  return s * TWO_OVER_SQRTPI_D;
-}
-
-// erfc(z + zl) = v 2^k for z >= 1/2, zl a small correction to z (as
-// math.glsl's erfc_cf, with terms for 2^-60: the fraction converges slowly
-// near 1/2).
-double erfc_cf(double z, double zl, out int k) {
-  k = 0;
-  if (z > 27.3lf) return 0.0lf;
-  const int n = z < 0.7lf ? 1024 : z < 1.0lf ? 512 : z < 1.2lf ? 256 : z < 1.5lf ? 180 : z < 2.0lf ? 128
-              : z < 3.0lf ? 80 : 48;
-  double t = z;
-  for (int i = n; i >= 1; --i) t = z + (double(i) * 0.5lf) / t;
-  precise double h = z * z;
-  const double l = two_prod_err_d(z, z, h);
-  const double r = reduce_ln2(-h, k);
-  precise double e = (1.0lf + expm1_poly(r)) * (1.0lf - l);
-  precise double v = e * (div_rn(INV_SQRTPI_D, t) - zl * TWO_OVER_SQRTPI_D);
-  return v;
-}
-
-double d_erf(double x) {
-  if (isnan(x)) return x;
-  const double a = abs(x);
-  if (a < 1.0lf) return erf_series(x);
-  if (a >= 5.93lf) return x < 0.0lf ? -1.0lf : 1.0lf;
-  int k;
-  const double c = erfc_cf(a, 0.0lf, k);
-  precise double v = 1.0lf - scale2(c, k);
-  return x < 0.0lf ? -v : v;
-}
-
-// gelu(x) = x/2 erfc(-x/sqrt 2), as math_special.glsl's m_gelu.
-double d_gelu(double x) {
-  if (isnan(x)) return x;
-  if (isinf(x)) return x > 0.0lf ? x : -0.0lf;
-  const double C_HI = 0.70710678118654757lf, C_LO = -4.8336466567264567e-17lf;
-  precise double z = -x * C_HI;
-  precise double zl = two_prod_err_d(-x, C_HI, z) + -x * C_LO;
-  if (z >= 0.5lf) {
-    int k;
-    const double c = erfc_cf(z, zl, k);
-    precise double v = x * 0.5lf * c;
-    return scale2(v, k);
-  }
-  double e;
-  if (z > -1.0lf) {
-    precise double d = 1.0lf - erf_series(z);
-    e = d;
-  } else if (z > -5.93lf) {
-    int k;
-    const double c = erfc_cf(-z, 0.0lf, k);
-    precise double d = 2.0lf - scale2(c, k);
-    e = d;
-  } else {
-    e = 2.0lf;
-  }
-  precise double v = x * 0.5lf * e;
-  return v;
-}
-
-// atan(t), t in [0, 1]: pi/4 + atan((t - 1)/(t + 1)) above 1/2; the series
-// of atan on |u| <= 1/2 (to u^57: below 2^-58).
-double atan_series(double u) {
-  const double z = u * u;
-  double p = 1.0lf / 57.0lf;
-  for (int k = 55; k >= 3; k -= 2) p = fma(p, z, ((k & 2) != 0 ? -1.0lf : 1.0lf) / double(k));
-  precise double s = u + u * z * p;
-  return s;
-}
-double atan01(double t) {
-  if (t <= 0.5lf) return atan_series(t);
-  precise double num = t - 1.0lf;  // exact
-  precise double den = t + 1.0lf;
-  const double a = atan_series(div_rn(num, den));
-  const double PIO4_HI = 7.85398163397448278999e-01lf, PIO4_LO = 3.06161699786838301793e-17lf;
-  precise double v = PIO4_HI + (a + PIO4_LO);
-  return v;
-}
-
-double d_atan2(double y, double x) {
-  if (isnan(x) || isnan(y)) return f_nan();
-  const double PI_HI = 3.14159265358979311600e+00lf, PI_LO = 1.22464679914735317720e-16lf;
-  const double PIO2_HI = 1.57079632679489655800e+00lf, PIO2_LO = 6.12323399573676588613e-17lf;
-  const bool ny = f_signbit(y), nx = f_signbit(x);
-  double a;
-  if (y == 0.0lf) a = nx ? PI_HI : 0.0lf;
-  else if (isinf(x) && isinf(y)) a = nx ? 2.35619449019234492885e+00lf : 7.85398163397448278999e-01lf;
-  else if (x == 0.0lf || isinf(y)) a = PIO2_HI;
-  else if (isinf(x)) a = nx ? PI_HI : 0.0lf;
-  else {
-    const double ax = abs(x), ay = abs(y);
-    if (ay <= ax) {
-      a = atan01(div_rn(ay, ax));
-    } else {
-      precise double c = PIO2_HI - (atan01(div_rn(ax, ay)) - PIO2_LO);
-      a = c;
-    }
-    if (nx) { precise double c = PI_HI - (a - PI_LO); a = c; }
-  }
-  return ny ? -a : a;
-}
+#include "math64_special.glsl"
 
 #endif
