@@ -6,7 +6,9 @@
 // sqrt are rounded correctly here whatever the device's own precision (the
 // Vulkan spec allows 2.5 ULP, and fma need not be fused): long division and
 // a digit-by-digit square root of the integer significands, rounded once.
-// fmod is exact (long division too), so Python's % and // match the CPU. maximum/minimum propagate NaN; round is half to even.
+// fmod is exact (long division too), so Python's % and // match the CPU.
+// maximum/minimum propagate NaN; round is half to even. The math functions
+// come from math.glsl (float32) and math64.glsl (float64).
 #ifndef CONCORD_ELEMENTWISE_FLOAT_GLSL
 #define CONCORD_ELEMENTWISE_FLOAT_GLSL
 
@@ -19,7 +21,6 @@
 #define BIAS 1023
 #define EMASK 0x7fful
 #define MMASK 0xffffffffffffful
-#define ONE_BITS 0x3ff0000000000000ul
 #define FMOD_STEP 11
 #define SIGN_SHIFT 63
 #define FMSB(n) msb64(n)
@@ -32,7 +33,6 @@
 #define BIAS 127
 #define EMASK 0xffu
 #define MMASK 0x7fffffu
-#define ONE_BITS 0x3f800000u
 #define FMOD_STEP 8
 #define SIGN_SHIFT 31
 #define FMSB(n) findMSB(n)
@@ -41,8 +41,6 @@
 F f_nan() { return FROMBITS((EMASK << MANT) | (UB(1) << (MANT - 1))); }
 F f_inf() { return FROMBITS(EMASK << MANT); }
 bool f_signbit(F x) { return (TOBITS(x) >> SIGN_SHIFT) != UB(0); }
-F f_up(F x) { return FROMBITS(TOBITS(x) + UB(1)); }  // next away from zero (positive finite x)
-F f_down(F x) { return FROMBITS(TOBITS(x) - UB(1)); }
 
 // 2^k for k in [1 - BIAS, BIAS].
 F pow2(int k) { return FROMBITS(UB(k + BIAS) << MANT); }
