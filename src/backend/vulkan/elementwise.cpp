@@ -141,8 +141,8 @@ void VulkanBackend::clamp(const Tensor& x, std::optional<Scalar> lo, std::option
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
-      throw NotImplementedError("[clamp] the vulkan kernel has no bool variant (" + device().str() +
-                                "); clamp is not defined for bool: convert to an integer dtype first");
+      throw NotImplementedError("[clamp] the vulkan kernel has no bool variant (input bool" + shape_str(x.shape()) +
+                                " on " + device().str() + "); clamp is not defined for bool: convert to an integer dtype first");
     } else {
       const uint64_t l = lo ? bound_bits<T>(*lo) : open_bound<T>(false);
       const uint64_t h = hi ? bound_bits<T>(*hi) : open_bound<T>(true);
