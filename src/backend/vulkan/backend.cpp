@@ -35,6 +35,7 @@ Capabilities capabilities(int index) {
   c.keeps_subnormals = f32.denorm_preserve && (!info.fp64 || f64.denorm_preserve);
   Claims claims{c, info, {}};
   claims_copy(claims);
+  claims_elementwise(claims);
   claims_linear(claims);
   claims_linalg(claims);  // after the family claiming tril/triu (cholesky needs them)
   // Every claim must have its shaders in this build.

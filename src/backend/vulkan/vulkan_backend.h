@@ -54,6 +54,10 @@ class VulkanBackend final : public Backend {
   void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
+  void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp
+  void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;    // elementwise.cpp
+  void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) override;  // elementwise.cpp
+  void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // elementwise.cpp
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) override;  // linear.cpp
   void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) override;                 // linalg.cpp
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;                     // linalg.cpp
@@ -106,6 +110,7 @@ struct Claims {
 };
 // One line per family in backend.cpp's capabilities().
 void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
+void claims_elementwise(Claims& c);  // elementwise.cpp: unary, binary, where, clamp
 void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear
 void claims_linalg(Claims& c);  // linalg.cpp: solve, lu_factor, lu_solve, inv, solve_triangular, cholesky
 

@@ -1,0 +1,156 @@
+// Vulkan unary, binary, where and clamp (shaders/elementwise.comp,
+// elementwise_where.comp; the op functions per compute class in
+// shaders/elementwise_{float,int,bool}.glsl and math.glsl).
+//
+// One shader variant per dtype and kind ("ew_unary_f32", "ew_bpred_i64"),
+// the op passed as its OpId (the shaders get the same numbers from the op
+// table at build time). Every operand is addressed through its Geom, so
+// broadcast (stride 0), transposed and offset views need no copies.
+// Semantics are the CPU kernels' (src/backend/cpu/unary.cpp, binary.cpp,
+// ternary.cpp): halves compute in float32 and round once; integers wrap.
+#include <bit>
+#include <limits>
+#include <type_traits>
+
+#include "backend/cpu/convert.h"
+#include "backend/vulkan/vulkan_backend.h"
+#include "concord/op_table.h"
+
+namespace concord::detail::vk {
+
+namespace {
+
+// Mirrors Args in shaders/elementwise.comp.
+struct EwArgs {
+  uint64_t dst, a, b;
+  int64_t n;
+  int32_t op, pad;
+  uint64_t lo, hi;
+  Geom go, ga, gb;
+};
+// Mirrors Args in shaders/elementwise_where.comp.
+struct WhereArgs {
+  uint64_t dst, cond, a, b;
+  int64_t n, pad;
+  Geom go, gc, ga, gb;
+};
+
+bool is_predicate(OpId op) { return op_def(op).result == ResultRule::boolean; }
+
+// The ops whose results are exact or correctly rounded in every dtype (the
+// shaders' own division, sqrt and fmod; the rest is exact arithmetic).
+constexpr OpId kExactUnary[] = {OpId::neg,   OpId::abs,   OpId::sign,       OpId::relu,   OpId::floor,
+                                OpId::ceil,  OpId::round, OpId::trunc,      OpId::sqrt,   OpId::rsqrt,
+                                OpId::reciprocal, OpId::isnan, OpId::isinf, OpId::isfinite, OpId::logical_not};
+constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::maximum, OpId::minimum,
+                                 OpId::remainder, OpId::floor_divide, OpId::eq, OpId::ne, OpId::lt, OpId::le,
+                                 OpId::gt, OpId::ge, OpId::logical_and, OpId::logical_or, OpId::logical_xor};
+// Math functions: float32 and the halves computed in it (shaders/math.glsl,
+// math_special.glsl), float64 where the device has it (math64*.glsl; GLSL
+// has no double exp, log or sin).
+constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin,   OpId::cos,
+                          OpId::tan, OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2, OpId::pow};
+
+// The bound of clamp as the compute type's bits, as the CPU converts it:
+// integer bounds saturate to T's range, floating bounds convert like a cast.
+template <class T>
+uint64_t bound_bits(const Scalar& s) {
+  if constexpr (std::is_integral_v<T>) {
+    int64_t v;
+    if (s.is_floating()) {
+      v = static_cast<int64_t>(cpu::convert<T>(s.to_double()));
+    } else {
+      v = s.to_int();
+      if constexpr (!std::is_same_v<T, int64_t>) {
+        constexpr int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+        v = v < lo ? lo : v > hi ? hi : v;
+      }
+    }
+    return static_cast<uint64_t>(v);
+  } else {
+    const T t = s.is_floating() ? cpu::convert<T>(s.to_double()) : cpu::convert<T>(s.to_int());
+    if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(t);
+    else return std::bit_cast<uint32_t>(static_cast<float>(t));
+  }
+}
+
+// An absent bound never wins: -inf/+inf, or the type's limits.
+template <class T>
+uint64_t open_bound(bool upper) {
+  using V = cpu::compute_t<T>;
+  if constexpr (std::is_integral_v<V>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(upper ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min()));
+  } else {
+    const V v = upper ? std::numeric_limits<V>::infinity() : -std::numeric_limits<V>::infinity();
+    if constexpr (std::is_same_v<V, double>) return std::bit_cast<uint64_t>(v);
+    else return std::bit_cast<uint32_t>(v);
+  }
+}
+
+}  // namespace
+
+void claims_elementwise(Claims& c) {
+  const DtypeSet all = c.caps.storable;
+  const DtypeSet f32ish{float32, float16, bfloat16};
+  for (OpId op : kExactUnary) c.claim(op, all);
+  for (OpId op : kExactBinary) c.claim(op, all);
+  c.claim(OpId::pow, all - kFloatingDtypes);  // integer powers by squaring; floats: kMath
+  for (OpId op : kMath) c.claim(op, f32ish);
+  if (c.info.fp64)
+    for (OpId op : kMath) c.claim(op, DtypeSet{float64});
+  c.claim(OpId::where, all);
+  c.claim(OpId::clamp, all);
+  for (Dtype d : kAllDtypes) {
+    if (!all.has(d)) continue;
+    for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"})
+      if (!(d == bool_ && std::string(kind) == "clamp")) c.need(std::string("ew_") + kind + "_" + suffix(d));
+  }
+  for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
+}
+
+void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Geom go = geom(out);
+  launch(std::string(is_predicate(op) ? "ew_upred_" : "ew_unary_") + suffix(x.dtype()), static_cast<uint64_t>(n),
+         EwArgs{address(out), address(x), address(x), n, static_cast<int32_t>(op), 0, 0, 0, go,
+                geom_as(x, out.shape()), go});
+}
+
+void VulkanBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Shape& s = out.shape();
+  launch(std::string(is_predicate(op) ? "ew_bpred_" : "ew_binary_") + suffix(a.dtype()), static_cast<uint64_t>(n),
+         EwArgs{address(out), address(a), address(b), n, static_cast<int32_t>(op), 0, 0, 0, geom(out), geom_as(a, s),
+                geom_as(b, s)});
+}
+
+void VulkanBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Shape& s = out.shape();
+  launch("ew_where_" + std::to_string(itemsize(out.dtype())), static_cast<uint64_t>(n),
+         WhereArgs{address(out), address(cond), address(a), address(b), n, 0, geom(out), geom_as(cond, s),
+                   geom_as(a, s), geom_as(b, s)});
+}
+
+void VulkanBackend::clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      throw NotImplementedError("[clamp] the vulkan kernel has no bool variant (input bool" + shape_str(x.shape()) +
+                                " on " + device().str() + "); clamp is not defined for bool: convert to an integer dtype first");
+    } else {
+      const uint64_t l = lo ? bound_bits<T>(*lo) : open_bound<T>(false);
+      const uint64_t h = hi ? bound_bits<T>(*hi) : open_bound<T>(true);
+      const Geom go = geom(out);
+      launch(std::string("ew_clamp_") + suffix(x.dtype()), static_cast<uint64_t>(n),
+             EwArgs{address(out), address(x), address(x), n, 0, 0, l, h, go, geom_as(x, out.shape()), go});
+    }
+  });
+}
+
+}  // namespace concord::detail::vk

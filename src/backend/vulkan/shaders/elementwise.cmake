@@ -1,0 +1,53 @@
+# Variants of elementwise.comp (see shaders.cmake): one per dtype and kind,
+# the op chosen at run time by its code. The codes are the OpId values, read
+# here from the op table (include/concord/ops_list.h) as OP_<name>=<index>
+# defines, so shader and C++ numbering cannot drift apart.
+set(concord_ops_list ${CMAKE_CURRENT_LIST_DIR}/../../../../include/concord/ops_list.h)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${concord_ops_list})
+# (Rows end in a backslash, which would escape list separators: match the
+# name and family only.)
+file(READ ${concord_ops_list} concord_ops_text)
+string(REGEX MATCHALL "\n  X\\([a-z_0-9]+, *[a-z]+," concord_op_rows "${concord_ops_text}")
+set(CONCORD_VK_OP_DEFINES "")
+set(concord_op_index 0)
+foreach(row ${concord_op_rows})
+  string(REGEX MATCH "X\\(([a-z_0-9]+), *([a-z]+)," _ "${row}")
+  set(concord_op_name ${CMAKE_MATCH_1})
+  if(CMAKE_MATCH_2 MATCHES "^(unary|binary|ternary)$")
+    list(APPEND CONCORD_VK_OP_DEFINES OP_${concord_op_name}=${concord_op_index})
+  endif()
+  math(EXPR concord_op_index "${concord_op_index} + 1")
+endforeach()
+
+# The compute class of each dtype: FLTW (float32 / float64 arithmetic),
+# INTW (32- / 64-bit integers; UNSIGNED for uint8), BOOLEAN.
+set(concord_ew_class_b BOOLEAN=1)
+set(concord_ew_class_u8 INTW=32 UNSIGNED=1)
+set(concord_ew_class_i8 INTW=32)
+set(concord_ew_class_i16 INTW=32)
+set(concord_ew_class_i32 INTW=32)
+set(concord_ew_class_i64 INTW=64)
+set(concord_ew_class_f16 FLTW=32)
+set(concord_ew_class_bf16 FLTW=32)
+set(concord_ew_class_f32 FLTW=32)
+set(concord_ew_class_f64 FLTW=64)
+# KIND: 1 unary, 2 unary predicate (bool out), 3 binary, 4 binary predicate, 5 clamp.
+foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
+  set(f64 0)
+  if(d STREQUAL "f64")
+    set(f64 1)
+  endif()
+  set(kinds unary=1 upred=2 binary=3 bpred=4 clamp=5)
+  foreach(k ${kinds})
+    string(REPLACE "=" ";" kv ${k})
+    list(GET kv 0 kname)
+    list(GET kv 1 knum)
+    if(NOT (d STREQUAL "b" AND kname STREQUAL "clamp"))
+      concord_vk_shader(ew_${kname}_${d} elementwise.comp DEFINES T=${d} KIND=${knum} CONCORD_F64=${f64}
+                        ${concord_ew_class_${d}} ${CONCORD_VK_OP_DEFINES})
+    endif()
+  endforeach()
+endforeach()
+foreach(n 1 2 4 8)
+  concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
+endforeach()

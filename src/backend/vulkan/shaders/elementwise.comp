@@ -1,0 +1,56 @@
+// shaders/elementwise.comp — unary, binary and clamp kernels of one dtype.
+//   -DT=X        the dtype suffix (dtypes.glsl); its compute class comes as
+//                FLTW=32|64, INTW=32|64 [UNSIGNED=1] or BOOLEAN=1
+//   -DKIND=k     1 unary: out (X) = f(x)        2 unary predicate: out (bool) = p(x)
+//                3 binary: out (X) = f(a, b)    4 binary predicate: out (bool) = p(a, b)
+//                5 clamp: out (X) = min(max(x, lo), hi), NaN propagating
+//   -DOP_<name>=<OpId>  every elementwise op's code (elementwise.cmake)
+// The op is args.op: one variant serves every op of its kind. The op
+// functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
+// an op without its case there gives NaN (floats) or 0 and is never claimed.
+#version 460
+#include "common.glsl"
+#include "dtypes.glsl"
+#include "geom.glsl"
+
+#if defined(FLTW)
+#include "elementwise_float.glsl"
+#elif defined(INTW)
+#include "elementwise_int.glsl"
+#else
+#include "elementwise_bool.glsl"
+#endif
+
+layout(local_size_x = 256) in;
+
+// Mirrors EwArgs in elementwise.cpp. lo/hi: clamp's bounds as the bits of
+// the compute type (float32 in the low word, integers sign-extended).
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
+  uint64_t dst, a, b;
+  int64_t n;
+  int op, pad;
+  uint64_t lo, hi;
+  Geom go, ga, gb;
+};
+layout(push_constant) uniform Push { Args args; } pc;
+
+void main() {
+  const int64_t i = int64_t(concord_linear_id());
+  Args g = pc.args;
+  if (i >= g.n) return;
+  const int64_t oi = geom_at(g.go, i);
+  const CT(T) x = LOAD(T)(g.a, geom_at(g.ga, i));
+#if KIND == 1
+  STORE(T)(g.dst, oi, uop(g.op, x));
+#elif KIND == 2
+  STORE_b(g.dst, oi, upr(g.op, x));
+#elif KIND == 3
+  STORE(T)(g.dst, oi, bop(g.op, x, LOAD(T)(g.b, geom_at(g.gb, i))));
+#elif KIND == 4
+  STORE_b(g.dst, oi, bpr(g.op, x, LOAD(T)(g.b, geom_at(g.gb, i))));
+#elif KIND == 5
+  STORE(T)(g.dst, oi, clamp_op(x, g.lo, g.hi));
+#else
+#error "KIND must be 1..5"
+#endif
+}

@@ -1,0 +1,283 @@
+// shaders/elementwise_float.glsl — the elementwise ops of floating dtypes
+// (src/backend/cpu/unary.cpp, binary.cpp): F is float (float32, and the
+// halves, which compute in float32 and round once on store) or double.
+//
+// +, -, * are the device's (correctly rounded in RTE mode). Division and
+// sqrt are rounded correctly here whatever the device's own precision (the
+// Vulkan spec allows 2.5 ULP, and fma need not be fused): long division and
+// a digit-by-digit square root of the integer significands, rounded once.
+// fmod is exact (long division too), so Python's % and // match the CPU.
+// maximum/minimum propagate NaN; round is half to even. The math functions
+// come from math.glsl (float32) and math64.glsl (float64).
+#ifndef CONCORD_ELEMENTWISE_FLOAT_GLSL
+#define CONCORD_ELEMENTWISE_FLOAT_GLSL
+
+#if FLTW == 64
+#define F double
+#define UB uint64_t
+#define TOBITS doubleBitsToUint64
+#define FROMBITS uint64BitsToDouble
+#define MANT 52
+#define BIAS 1023
+#define EMASK 0x7fful
+#define MMASK 0xffffffffffffful
+#define FMOD_STEP 11
+#define SIGN_SHIFT 63
+#define FMSB(n) msb64(n)
+#else
+#define F float
+#define UB uint
+#define TOBITS floatBitsToUint
+#define FROMBITS uintBitsToFloat
+#define MANT 23
+#define BIAS 127
+#define EMASK 0xffu
+#define MMASK 0x7fffffu
+#define FMOD_STEP 8
+#define SIGN_SHIFT 31
+#define FMSB(n) findMSB(n)
+#endif
+
+F f_nan() { return FROMBITS((EMASK << MANT) | (UB(1) << (MANT - 1))); }
+F f_inf() { return FROMBITS(EMASK << MANT); }
+bool f_signbit(F x) { return (TOBITS(x) >> SIGN_SHIFT) != UB(0); }
+
+// 2^k for k in [1 - BIAS, BIAS].
+F pow2(int k) { return FROMBITS(UB(k + BIAS) << MANT); }
+// x * 2^k, one rounding at most (none when the result is normal or exact).
+F scale2(F x, int k) {
+  const int k1 = k / 2;
+  precise F y = x * pow2(k1);
+  precise F z = y * pow2(k - k1);
+  return z;
+}
+
+// |x| = n * 2^e with the integer significand n in [2^MANT, 2^(MANT+1)), for
+// finite nonzero x (subnormals normalised).
+UB significand(F x, out int e) {
+  const UB b = TOBITS(x);
+  const int f = int((b >> MANT) & EMASK);
+  UB n = b & MMASK;
+  if (f != 0) {
+    e = f - BIAS - MANT;
+    return n | (UB(1) << MANT);
+  }
+  const int sh = MANT - FMSB(n);
+  e = 1 - BIAS - MANT - sh;
+  return n << sh;
+}
+
+// The float of sign s and value q * 2^(E - MANT - 2), q in [2^(MANT+2),
+// 2^(MANT+3)) holding two bits below the significand, `sticky` any nonzero
+// bit beyond: rounded once to nearest even, subnormal or infinite as needed.
+F assemble(bool neg, UB q, bool sticky, int E) {
+  int drop = 2, base = E + BIAS - 1;
+  if (E < 1 - BIAS) {  // subnormal: the significand loses more bits
+    drop = min(2 + (1 - BIAS - E), MANT + 4);
+    base = 0;
+  }
+  UB mant = q >> drop;
+  const UB hbit = (q >> (drop - 1)) & UB(1);
+  const bool rest = sticky || (q & ((UB(1) << (drop - 1)) - UB(1))) != UB(0);
+  if (hbit != UB(0) && (rest || (mant & UB(1)) != UB(0))) mant += UB(1);
+  // base + the implicit bit (or a carry out of a subnormal) is the exponent field.
+  UB bits = EMASK << MANT;  // overflow: infinity
+  if (base < int(EMASK)) bits = min((UB(base) << MANT) + mant, EMASK << MANT);
+  return FROMBITS(bits | (neg ? UB(1) << SIGN_SHIFT : UB(0)));
+}
+
+// a / b correctly rounded (to nearest even), by long division of the
+// significands: integer arithmetic only, whatever the device's division.
+F div_rn(F a, F b) {
+  if (isnan(a) || isnan(b) || isinf(a) || isinf(b) || a == F(0) || b == F(0)) {
+    // IEEE's special cases: inf/inf and 0/0 are NaN, x/0 infinite, x/inf zero.
+    const bool neg = f_signbit(a) != f_signbit(b);
+    if (isnan(a) || isnan(b) || (isinf(a) && isinf(b)) || (a == F(0) && b == F(0))) return f_nan();
+    const F mag = isinf(a) || b == F(0) ? f_inf() : F(0);
+    return neg ? -mag : mag;
+  }
+  int ea, eb;
+  UB na = significand(a, ea);
+  const UB nb = significand(b, eb);
+  if (na < nb) { na <<= 1; ea -= 1; }  // na / nb in [1, 2)
+  UB q = UB(0), r = na;
+  for (int i = 0; i < MANT + 3; ++i) {
+    q <<= 1;
+    if (r >= nb) { r -= nb; q |= UB(1); }
+    r <<= 1;
+  }
+  return assemble(f_signbit(a) != f_signbit(b), q, r != UB(0), ea - eb);
+}
+
+// sqrt(x) correctly rounded: digit-by-digit integer square root.
+F sqrt_rn(F x) {
+  if (isnan(x) || x < F(0)) return f_nan();
+  if (x == F(0) || isinf(x)) return x;
+  int ex;
+  const UB n = significand(x, ex);
+  // N = n * 2^j with (ex - j) even puts sqrt(N) in [2^(MANT+2), 2^(MANT+3)).
+  const int j = ((ex - (MANT + 4)) & 1) != 0 ? MANT + 5 : MANT + 4;
+  UB rem = UB(0), root = UB(0);
+  for (int i = MANT + 2; i >= 0; --i) {
+    const int p = 2 * i;  // bits p+1, p of N
+    const UB pair = p >= j ? (n >> (p - j)) & UB(3) : p + 1 == j ? (n & UB(1)) << 1 : UB(0);
+    rem = (rem << 2) | pair;
+    const UB trial = (root << 2) | UB(1);
+    if (rem >= trial) { rem -= trial; root = (root << 1) | UB(1); }
+    else root <<= 1;
+  }
+  return assemble(false, root, rem != UB(0), (ex - j) / 2 + MANT + 2);
+}
+
+// fmod(a, b), exact: long division of the significands.
+F fmod_exact(F a, F b) {
+  if (isnan(a) || isnan(b) || isinf(a) || b == F(0)) return f_nan();
+  if (isinf(b)) return a;
+  const F aa = abs(a), ab = abs(b);
+  if (aa < ab) return a;
+  // |x| = n * 2^(e - MANT) with integer n (subnormals: the raw significand).
+  const UB ba = TOBITS(aa), bb = TOBITS(ab);
+  const int fa = int((ba >> MANT) & EMASK), fb = int((bb >> MANT) & EMASK);
+  const UB na = fa == 0 ? (ba & MMASK) : ((ba & MMASK) | (UB(1) << MANT));
+  const UB nb = fb == 0 ? (bb & MMASK) : ((bb & MMASK) | (UB(1) << MANT));
+  int e = max(fa, 1) - max(fb, 1);
+  UB r = na % nb;
+  while (e > 0) {
+    const int sh = min(e, FMOD_STEP);
+    r = (r << sh) % nb;
+    e -= sh;
+  }
+  const F v = scale2(F(r), max(fb, 1) - BIAS - MANT);  // exactly representable
+  return a < F(0) ? -v : v;
+}
+
+F sign_of(F x) { return x > F(0) ? F(1) : x < F(0) ? F(-1) : x == F(0) ? F(0) : x; }
+
+// Python's // on floats (the CPU's FloorDivide): the floor of the exact quotient.
+F floor_div(F a, F b) {
+  if (b == F(0)) {
+    if (a == F(0) || isnan(a)) return f_nan();
+    return (f_signbit(a) != f_signbit(b)) ? -f_inf() : f_inf();
+  }
+  const F m = fmod_exact(a, b);
+  precise F am = a - m;
+  F q = div_rn(am, b);
+  if (m != F(0) && ((b < F(0)) != (m < F(0)))) q -= F(1);
+  if (q == F(0)) return (f_signbit(a) != f_signbit(b)) ? -F(0) : F(0);
+  F f = floor(q);
+  precise F frac = q - f;
+  if (frac > F(0.5)) f += F(1);
+  return f;
+}
+
+F py_rem(F a, F b) {
+  F m = fmod_exact(a, b);
+  if (m != F(0) && ((b < F(0)) != (m < F(0)))) m += b;
+  return m;
+}
+
+#if FLTW == 32
+#include "math.glsl"
+#else
+#include "math64.glsl"
+#endif
+
+F uop(int op, F x) {
+  switch (op) {
+    case OP_neg: return -x;
+    case OP_abs: return abs(x);
+    case OP_sign: return sign_of(x);
+    case OP_relu: return x < F(0) ? F(0) : x;
+    case OP_floor: return floor(x);
+    case OP_ceil: return ceil(x);
+    case OP_round: return roundEven(x);
+    case OP_trunc: return trunc(x);
+    case OP_sqrt: return sqrt_rn(x);
+    case OP_rsqrt: return div_rn(F(1), sqrt_rn(x));
+    case OP_reciprocal: return div_rn(F(1), x);
+#if FLTW == 32
+    case OP_exp: return m_exp(x);
+    case OP_expm1: return m_expm1(x);
+    case OP_log: return m_log(x);
+    case OP_log1p: return m_log1p(x);
+    case OP_log2: return m_log2(x);
+    case OP_sin: return m_sin(x);
+    case OP_cos: return m_cos(x);
+    case OP_tan: return m_tan(x);
+    case OP_tanh: return m_tanh(x);
+    case OP_sigmoid: return m_sigmoid(x);
+    case OP_gelu: return m_gelu(x);
+    case OP_erf: return m_erf(x);
+#else
+    case OP_exp: return d_exp(x);
+    case OP_expm1: return d_expm1(x);
+    case OP_log: return d_log(x);
+    case OP_log1p: return d_log1p(x);
+    case OP_log2: return d_log2(x);
+    case OP_tanh: return d_tanh(x);
+    case OP_sigmoid: return d_sigmoid(x);
+    case OP_sin: return d_sin(x);
+    case OP_cos: return d_cos(x);
+    case OP_tan: return d_tan(x);
+    case OP_erf: return d_erf(x);
+    case OP_gelu: return d_gelu(x);
+#endif
+    default: return f_nan();  // an op without a case here: never claimed
+  }
+}
+
+uint upr(int op, F x) {
+  switch (op) {
+    case OP_isnan: return isnan(x) ? 1u : 0u;
+    case OP_isinf: return isinf(x) ? 1u : 0u;
+    case OP_isfinite: return isnan(x) || isinf(x) ? 0u : 1u;
+    case OP_logical_not: return x == F(0) ? 1u : 0u;
+    default: return 0u;
+  }
+}
+
+F bop(int op, F a, F b) {
+  switch (op) {
+    case OP_add: { precise F r = a + b; return r; }
+    case OP_sub: { precise F r = a - b; return r; }
+    case OP_mul: { precise F r = a * b; return r; }
+    case OP_div: return div_rn(a, b);
+    case OP_maximum: return (a < b || isnan(b)) ? b : a;
+    case OP_minimum: return (b < a || isnan(b)) ? b : a;
+    case OP_remainder: return py_rem(a, b);
+    case OP_floor_divide: return floor_div(a, b);
+#if FLTW == 32
+    case OP_atan2: return m_atan2(a, b);
+    case OP_pow: return m_pow(a, b);
+#else
+    case OP_atan2: return d_atan2(a, b);
+    case OP_pow: return d_pow(a, b);
+#endif
+    default: return f_nan();
+  }
+}
+
+// NaN compares unequal to everything (ne is true, the ordered ones false).
+uint bpr(int op, F a, F b) {
+  switch (op) {
+    case OP_eq: return a == b ? 1u : 0u;
+    case OP_ne: return a == b ? 0u : 1u;
+    case OP_lt: return a < b ? 1u : 0u;
+    case OP_le: return a <= b ? 1u : 0u;
+    case OP_gt: return a > b ? 1u : 0u;
+    case OP_ge: return a >= b ? 1u : 0u;
+    case OP_logical_and: return !(a == F(0)) && !(b == F(0)) ? 1u : 0u;
+    case OP_logical_or: return !(a == F(0)) || !(b == F(0)) ? 1u : 0u;
+    case OP_logical_xor: return (a == F(0)) != (b == F(0)) ? 1u : 0u;
+    default: return 0u;
+  }
+}
+
+// clamp: the bounds are bits of F; a NaN in x or a bound propagates, lo > hi gives hi.
+F clamp_op(F x, uint64_t lo_bits, uint64_t hi_bits) {
+  const F lo = FROMBITS(UB(lo_bits)), hi = FROMBITS(UB(hi_bits));
+  x = (x < lo || isnan(lo)) ? lo : x;
+  return (x > hi || isnan(hi)) ? hi : x;
+}
+
+#endif
