@@ -78,23 +78,6 @@ int run_child(const std::string& test, std::vector<std::string> env) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// LeakSanitizer checks after the exit-time destructors, by when
-// vkDestroyInstance has made the loader unload the driver: memory the driver
-// reaches only from its own globals would then be reported as leaked from an
-// "<unknown module>". Keeping every library loaded so far (the driver, its
-// LLVM) mapped keeps those globals scanned; real leaks are still reported.
-void pin_loaded_libraries() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void*) {
-          if (info->dlpi_name && *info->dlpi_name) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-          return 0;
-        },
-        nullptr);
-  });
-}
-
 const std::vector<uint32_t>& spirv(const char* name) { return vk::embedded_spirv().at(name); }
 
 struct AddPush {
@@ -115,7 +98,6 @@ class VulkanRuntime : public ::testing::Test {
       GTEST_SKIP() << "no usable Vulkan device (no loader or driver, CONCORD_VULKAN=0, or devices lacking "
                       "required features; install mesa-vulkan-drivers for lavapipe)";
     ctx = &vk::context(0);
-    pin_loaded_libraries();
   }
   vk::Context* ctx = nullptr;
 
