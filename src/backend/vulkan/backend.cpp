@@ -37,6 +37,8 @@ Capabilities capabilities(int index) {
   claims_copy(claims);
   claims_elementwise(claims);
   claims_linear(claims);
+  claims_index(claims);
+  claims_random(claims);
   claims_linalg(claims);  // after the family claiming tril/triu (cholesky needs them)
   // Every claim must have its shaders in this build.
   const auto& spirv = embedded_spirv();

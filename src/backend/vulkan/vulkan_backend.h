@@ -64,6 +64,10 @@ class VulkanBackend final : public Backend {
   void cholesky(const Tensor& a, const Tensor& info) override;                                         // linalg.cpp
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) override;  // linalg.cpp
   int64_t linalg_max_n(const Device&) const override { return 128; }                                   // linalg.cpp
+  void index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;   // index.cpp
+  void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;         // index.cpp
+  void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;                  // index.cpp
+  void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.
@@ -113,5 +117,7 @@ void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
 void claims_elementwise(Claims& c);  // elementwise.cpp: unary, binary, where, clamp
 void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear
 void claims_linalg(Claims& c);  // linalg.cpp: solve, lu_factor, lu_solve, inv, solve_triangular, cholesky
+void claims_index(Claims& c);  // index.cpp: index_select, gather, tril, triu
+void claims_random(Claims& c);  // random.cpp: rand, randn, randint
 
 }  // namespace concord::detail::vk

@@ -1,0 +1,17 @@
+# Variants of random.comp (see shaders.cmake): one per dtype, the op (rand,
+# randn, randint) chosen at run time; FK is the dtype's float kind.
+foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
+  set(fk 0)
+  set(f64 0)
+  if(d STREQUAL "f16")
+    set(fk 1)
+  elseif(d STREQUAL "bf16")
+    set(fk 2)
+  elseif(d STREQUAL "f32")
+    set(fk 3)
+  elseif(d STREQUAL "f64")
+    set(fk 4)
+    set(f64 1)
+  endif()
+  concord_vk_shader(random_${d} random.comp DEFINES T=${d} FK=${fk} CONCORD_F64=${f64})
+endforeach()
