@@ -17,6 +17,7 @@
 
 #include "backend/common/philox.h"
 #include "backend/opencl/opencl_backend.h"
+#include "core/backend.h"
 #include "concord/concord.h"
 #include "support/devices.h"
 
@@ -169,6 +170,46 @@ TEST_P(RandomTest, SameBitsAsCpu) {
     const Tensor d = draw(OpId::randint, shape, t, device(), 77);
     ASSERT_EQ(d.dtype(), made(t));
     EXPECT_EQ(bytes_of(d), bytes_of(draw(OpId::randint, shape, made(t), kCPU, 77)));
+  }
+}
+
+// A draw that does not start at counter 0 (the global generator after other
+// draws; and, straight through the backends, offsets whose counter crosses
+// 2^32 or wraps at 2^64) gives the CPU's bits on every device.
+TEST_P(RandomTest, SameBitsAsCpuAtAnOffset) {
+  const Shape shape{3, 257};
+  for (OpId op : {OpId::rand, OpId::randn, OpId::randint}) {
+    for (Dtype t : kAllDtypes) {
+      if (op != OpId::randint && !is_floating(t)) continue;
+      SCOPED_TRACE(std::string(op_name(op)) + " " + std::string(name(t)));
+      manual_seed(99);
+      (void)rand({12345}, float32, kCPU);  // the next draw starts at offset 12345
+      const Tensor d = draw(op, shape, t, device(), std::nullopt);
+      manual_seed(99);
+      (void)rand({12345}, float32, kCPU);
+      EXPECT_EQ(bytes_of(d), bytes_of(draw(op, shape, made(t), kCPU, std::nullopt)));
+    }
+  }
+  const Capabilities& caps = capabilities(device());
+  const uint64_t seed = 0xdeadbeef12345678ull;
+  for (uint64_t offset : {(uint64_t{1} << 32) - 100, (uint64_t{1} << 40) + 3, ~uint64_t{0} - 50}) {
+    for (OpId op : {OpId::rand, OpId::randn, OpId::randint}) {
+      for (Dtype t : kAllDtypes) {
+        if (!caps.has_kernel(op, t)) continue;  // the others run the CPU kernel itself
+        SCOPED_TRACE(std::string(op_name(op)) + " " + std::string(name(t)) + " offset " + std::to_string(offset));
+        const int64_t lo = t == bool_ ? 0 : t == uint8 ? 3 : -100, hi = t == bool_ ? 2 : 120;
+        const Tensor d = empty({300}, t, device()), c = empty({300}, t, kCPU);
+        detail::backend_for(device()).random(op, d, seed, offset, lo, hi);
+        detail::cpu_backend().random(op, c, seed, offset, lo, hi);
+        EXPECT_EQ(bytes_of(d), bytes_of(c));
+        if (op == OpId::randint && t == int64) {  // the full int64 range
+          const int64_t a = std::numeric_limits<int64_t>::min(), b = std::numeric_limits<int64_t>::max();
+          detail::backend_for(device()).random(op, d, seed, offset, a, b);
+          detail::cpu_backend().random(op, c, seed, offset, a, b);
+          EXPECT_EQ(bytes_of(d), bytes_of(c));
+        }
+      }
+    }
   }
 }
 
