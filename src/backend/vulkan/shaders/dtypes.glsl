@@ -114,13 +114,60 @@ float i64_to_f32_rto(int64_t v) {
 }
 
 #if CONCORD_F64
-// double -> float rounding to odd (as convert.h), so one more rounding to a
-// half is exact.
-float f64_to_f32_rto(double d) {
-  float f = float(d);
-  if (double(f) == d || isnan(d)) return f;
-  if (abs(double(f)) > abs(d)) f = uintBitsToFloat(floatBitsToUint(f) - 1u);  // toward zero
-  return uintBitsToFloat(floatBitsToUint(f) | 1u);
+// float32 <-> float64 in integer arithmetic: the CPU's conversions bit for
+// bit, whatever the device's float unit does with subnormals (a driver may
+// flush float32 subnormals: NVIDIA's does) or with NaN payloads (quiet, sign
+// and top payload bits kept, as x86's cvtss2sd / cvtsd2ss).
+double f32_to_f64(float f) {
+  const uint b = floatBitsToUint(f);
+  const uint sign = b & 0x80000000u, e = (b >> 23) & 0xffu, m = b & 0x7fffffu;
+  uint hi = sign, lo = 0u;
+  if (e == 0xffu) {
+    hi |= 0x7ff00000u | (m >> 3) | (m != 0u ? 0x80000u : 0u);
+    lo = m << 29;
+  } else if (e == 0u) {
+    if (m != 0u) {  // m * 2^-149 = 1.f * 2^(p - 149), a normal float64
+      const int p = findMSB(m);
+      const uint64_t frac = (uint64_t(m) << uint(52 - p)) & 0xffffffffffffful;
+      hi |= (uint(p + 874) << 20) | uint(frac >> 32);  // 874 = 1023 - 149
+      lo = uint(frac);
+    }
+  } else {
+    hi |= ((e + 896u) << 20) | (m >> 3);  // 896 = 1023 - 127
+    lo = m << 29;
+  }
+  return packDouble2x32(uvec2(lo, hi));
+}
+
+// float64 -> float32: round to nearest even (odd == false), or round to odd
+// (odd == true: convert.h's first step to a half, so that one more rounding
+// is exact; overflow then saturates at the largest float, whose half rounding
+// is infinity).
+float f64_to_f32(double d, bool odd) {
+  const uvec2 w = unpackDouble2x32(d);
+  const uint sign = w.y & 0x80000000u;
+  const int e = int((w.y >> 20) & 0x7ffu);
+  const uint64_t m = (uint64_t(w.y & 0xfffffu) << 32) | uint64_t(w.x);
+  if (e == 0x7ff) return uintBitsToFloat(sign | (m == 0ul ? 0x7f800000u : 0x7fc00000u | uint(m >> 29)));
+  if (e == 0 && m == 0ul) return uintBitsToFloat(sign);
+  const uint64_t sig = e == 0 ? m : (m | (1ul << 52));  // value = sig * 2^(max(e, 1) - 1075)
+  const int E = max(e, 1) - 896;                         // float32 biased exponent
+  if (E >= 255) return uintBitsToFloat(sign | (odd ? 0x7f7fffffu : 0x7f800000u));
+  const int sh = E > 0 ? 29 : 30 - E;  // bits dropped: 24 kept for a normal result, fewer below
+  uint64_t keep = 0ul;
+  bool inexact = true;
+  if (sh <= 60) {
+    keep = sig >> uint(sh);
+    const uint64_t rem = sig & ((1ul << uint(sh)) - 1ul), halfway = 1ul << uint(sh - 1);
+    inexact = rem != 0ul;
+    if (!odd && (rem > halfway || (rem == halfway && (keep & 1ul) != 0ul))) keep += 1ul;
+  }
+  if (odd && inexact) keep |= 1ul;
+  // A normal result's implicit bit carries into the exponent (rounding up to
+  // 2^24 gives the next binade, to 2^23 from below the smallest normal).
+  uint bits = E > 0 ? (uint(E - 1) << 23) + uint(keep) : uint(keep);
+  if (bits >= 0x7f800000u) bits = odd ? 0x7f7fffffu : 0x7f800000u;
+  return uintBitsToFloat(sign | bits);
 }
 #endif
 
@@ -204,7 +251,7 @@ float f64_to_f32_rto(double d) {
 uint to_b_u(uint v) { return v != 0u ? 1u : 0u; }
 uint to_b_i(int v) { return v != 0 ? 1u : 0u; }
 uint to_b_l(int64_t v) { return v != 0l ? 1u : 0u; }
-uint to_b_f(float v) { return v != 0.0 ? 1u : 0u; }  // NaN != 0
+uint to_b_f(float v) { return (floatBitsToUint(v) & 0x7fffffffu) != 0u ? 1u : 0u; }  // bits: subnormals and NaN are true
 uint to_u8_u(uint v) { return v & 0xffu; }
 uint to_u8_i(int v) { return uint(v) & 0xffu; }
 uint to_u8_l(int64_t v) { return uint(v) & 0xffu; }
@@ -243,19 +290,19 @@ float to_f16_f(float v) { return v; }
 #define to_bf16_f to_f16_f
 
 #if CONCORD_F64
-uint to_b_d(double v) { return v != 0.0lf ? 1u : 0u; }
+uint to_b_d(double v) { const uvec2 w = unpackDouble2x32(v); return ((w.y & 0x7fffffffu) | w.x) != 0u ? 1u : 0u; }
 uint to_u8_d(double v) { return F2I(uint, double, 0, 255, 256.0lf, v); }
 int to_i8_d(double v) { return F2I(int, double, -128, 127, 128.0lf, v); }
 int to_i16_d(double v) { return F2I(int, double, -32768, 32767, 32768.0lf, v); }
 int to_i32_d(double v) { return F2I(int, double, INT_MIN_, 2147483647, 2147483648.0lf, v); }
 int64_t to_i64_d(double v) { return F2I(int64_t, double, INT64_MIN_, INT64_MAX_, 9223372036854775808.0lf, v); }
-float to_f32_d(double v) { return float(v); }
-float to_f16_d(double v) { return f64_to_f32_rto(v); }
+float to_f32_d(double v) { return f64_to_f32(v, false); }
+float to_f16_d(double v) { return f64_to_f32(v, true); }
 #define to_bf16_d to_f16_d
 double to_f64_u(uint v) { return double(v); }
 double to_f64_i(int v) { return double(v); }
 double to_f64_l(int64_t v) { return double(v); }
-double to_f64_f(float v) { return double(v); }
+double to_f64_f(float v) { return f32_to_f64(v); }
 double to_f64_d(double v) { return v; }
 #endif
 
