@@ -64,6 +64,9 @@ class VulkanBackend final : public Backend {
   void cholesky(const Tensor& a, const Tensor& info) override;                                         // linalg.cpp
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) override;  // linalg.cpp
   int64_t linalg_max_n(const Device&) const override { return 128; }                                   // linalg.cpp
+  void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) override;  // reduce.cpp
+  void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;                  // reduce.cpp
+  void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;                     // reduce.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.
@@ -113,5 +116,6 @@ void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
 void claims_elementwise(Claims& c);  // elementwise.cpp: unary, binary, where, clamp
 void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear
 void claims_linalg(Claims& c);  // linalg.cpp: solve, lu_factor, lu_solve, inv, solve_triangular, cholesky
+void claims_reduce(Claims& c);  // reduce.cpp: reductions, argmax/argmin, cumsum, softmax/log_softmax
 
 }  // namespace concord::detail::vk
