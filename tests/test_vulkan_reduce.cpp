@@ -134,6 +134,19 @@ TEST_P(VulkanReduce, StridedFlippedAndBroadcastViews) {
   }
 }
 
+// Rows of more than 1024 blocks: the block tree's upper nodes are evaluated
+// by their own invocations first; the same tree, the same bits.
+TEST_P(VulkanReduce, RowsOfManyBlocks) {
+  const Tensor x = make({2, 4400000}, float32, -1, 2, 41);
+  const Tensor xd = x.to(device());
+  reset_report();
+  EXPECT_EQ(bytes(sum(xd, {1})), bytes(sum(x, {1})));
+  EXPECT_EQ(bytes(mean(xd, {1})), bytes(mean(x, {1})));
+  EXPECT_EQ(bytes(amax(xd, {1})), bytes(amax(x, {1})));
+  EXPECT_EQ(bytes(var(xd, {1})), bytes(var(x, {1})));
+  for (const char* op : {"sum", "mean", "amax", "var"}) expect_native(op);
+}
+
 // Integer sums and products accumulate in int64 and wrap; max/min keep the dtype.
 TEST_P(VulkanReduce, IntegerWrapAndExtremes) {
   for (Dtype t : {int64, int32, int8, uint8}) {

@@ -24,7 +24,7 @@ struct RedArgs {
 };
 static_assert(sizeof(RedArgs) == 112 + 4 * sizeof(Geom));
 
-enum Stage { kBlocks = 0, kCombine, kArgBlocks, kArgCombine, kCumsum, kSoftmax };
+enum Stage { kBlocks = 0, kCombine, kArgBlocks, kArgCombine, kCumsum, kSoftmax, kSubtrees };
 enum Red { kSum = 1, kProd, kMax, kMin, kAbsMax, kAbsSum, kSqSum, kSqDev, kExpSum, kAll, kAny };
 enum Post { kNone = 0, kDiv, kDivSqrt, kSqrt, kAddLog, kLog, kFinite, kRecip };
 enum OutMode { kOutX = 0, kOutBool, kOutAcc };
@@ -34,6 +34,9 @@ constexpr int64_t kLanes = 16;    // LANES
 // cumsum elements per line and launch: lavapipe ends an invocation after
 // 65535 loop iterations.
 constexpr int64_t kScanChunk = 16384;
+// Block results one invocation combines (about 3 loop iterations each); more
+// go through subtrees first.
+constexpr int64_t kTreeLeaves = 1024;
 
 // x split into kept dims (the outputs, row-major) and reduced dims, each group
 // coalesced, as the CPU engine does.
@@ -94,9 +97,22 @@ void run_reduce(VulkanBackend& be, Red r, const Tensor& x, const Split& g, uint6
     return;
   }
   // Block results, then one invocation per output over them.
-  auto part = be.allocate(static_cast<size_t>(g.nout * a.nb) * itemsize(acc_dtype(x.dtype())), be.device());
+  const size_t asz = itemsize(acc_dtype(x.dtype()));
+  auto part = be.allocate(static_cast<size_t>(g.nout * a.nb) * asz, be.device());
   a.part = static_cast<Buffer*>(part->ptr)->addr;
   be.launch(v, static_cast<uint64_t>(g.nout * a.nb * kLanes), a);
+  std::shared_ptr<Storage> nodes;
+  if (a.nb > kTreeLeaves) {
+    // The tree's nodes at a depth where each spans at most kTreeLeaves
+    // blocks, then the complete tree above them.
+    int depth = 0;
+    while ((a.nb + (int64_t{1} << depth) - 1) >> depth > kTreeLeaves) ++depth;
+    nodes = be.allocate(static_cast<size_t>(g.nout << depth) * asz, be.device());
+    RedArgs s = a;
+    s.stage = kSubtrees, s.i0 = depth, s.params = static_cast<Buffer*>(nodes->ptr)->addr;
+    be.launch(v, static_cast<uint64_t>(g.nout << depth), s);
+    a.part = s.params, a.nb = int64_t{1} << depth;
+  }
   a.stage = kCombine;
   be.launch(v, static_cast<uint64_t>(g.nout), a);
 }

@@ -49,6 +49,7 @@ layout(push_constant) uniform Push { Args args; } pc;
 #define ST_ARG_COMBINE 3
 #define ST_CUMSUM 4
 #define ST_SOFTMAX 5
+#define ST_SUBTREES 6
 
 #define R_SUM 1
 #define R_PROD 2
@@ -316,6 +317,23 @@ void main() {
         }
       }
     }
+    return;
+  }
+  if (stage == ST_SUBTREES) {
+    // Many blocks: invocation (output o, node k) evaluates node k at depth
+    // i0 of o's halving tree into params[o * 2^i0 + k]; a COMBINE over those
+    // 2^i0 values (a complete tree) then finishes the same tree. nb >= 2^i0,
+    // so no leaf lies above that depth.
+    const int depth = int(g.i0);
+    if (id >= g.nout << depth) return;
+    const int64_t o = id >> depth;
+    int64_t s = 0, len = g.nb;
+    for (int d = depth - 1; d >= 0; --d) {
+      const int64_t h = len / 2;
+      if (((id >> d) & 1l) != 0l) s += h, len -= h;
+      else len = h;
+    }
+    st_acc(g.params, id, block_tree(r, g.part + uint64_t(o * g.nb + s) * uint64_t(ITEM(AS)), len));
     return;
   }
   if (stage == ST_COMBINE) {
