@@ -5,6 +5,9 @@
 // lane tree in shared memory, never atomics. Division and sqrt are correctly
 // rounded; exp and log come from shaders/math*.glsl, so logsumexp and softmax
 // may differ from the CPU in the last bits (within the op table's bounds).
+// argmax/argmin: each block's first extreme (NaN first) by a lane tree, then
+// the blocks in order. cumsum: one invocation per line, sequential, as the CPU.
+// Strided and broadcast inputs are read in place through their geometry.
 #include <algorithm>
 #include <cmath>
 
