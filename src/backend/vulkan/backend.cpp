@@ -40,6 +40,7 @@ Capabilities capabilities(int index) {
   claims_index(claims);
   claims_random(claims);
   claims_linalg(claims);  // after the family claiming tril/triu (cholesky needs them)
+  claims_reduce(claims);
   // Every claim must have its shaders in this build.
   const auto& spirv = embedded_spirv();
   for (const std::string& v : claims.variants)

@@ -68,6 +68,9 @@ class VulkanBackend final : public Backend {
   void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) override;         // index.cpp
   void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;                  // index.cpp
   void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
+  void reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) override;  // reduce.cpp
+  void arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;                  // reduce.cpp
+  void scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) override;                     // reduce.cpp
 
   // The pipeline of a shader variant (created on first use, cached by the
   // context). DeviceError naming the variant when this build lacks it.
@@ -119,5 +122,6 @@ void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, 
 void claims_linalg(Claims& c);  // linalg.cpp: solve, lu_factor, lu_solve, inv, solve_triangular, cholesky
 void claims_index(Claims& c);  // index.cpp: index_select, gather, tril, triu
 void claims_random(Claims& c);  // random.cpp: rand, randn, randint
+void claims_reduce(Claims& c);  // reduce.cpp: reductions, argmax/argmin, cumsum, softmax/log_softmax
 
 }  // namespace concord::detail::vk

@@ -1,0 +1,271 @@
+// Vulkan reductions, argmax/argmin, cumsum, softmax/log_softmax
+// (shaders/reduce.comp, one variant per input dtype). Sums, means, products,
+// max/min, norms and var/std are the CPU backend's bits: the shader evaluates
+// the CPU engine's blocked order (src/backend/cpu/reduce_impl.h) with a fixed
+// lane tree in shared memory, never atomics. Division and sqrt are correctly
+// rounded; exp and log come from shaders/math*.glsl, so logsumexp and softmax
+// may differ from the CPU in the last bits (within the op table's bounds).
+// argmax/argmin: each block's first extreme (NaN first) by a lane tree, then
+// the blocks in order. cumsum: one invocation per line, sequential, as the CPU.
+// Strided and broadcast inputs are read in place through their geometry.
+#include <algorithm>
+#include <cmath>
+
+#include "backend/vulkan/vulkan_backend.h"
+#include "concord/op_table.h"
+
+namespace concord::detail::vk {
+
+namespace {
+
+// Mirrors Args in shaders/reduce.comp (std430).
+struct RedArgs {
+  uint64_t src, dst, params, part;
+  int64_t nout, n, nb, div, oo, xs, os, i0;
+  int32_t red, post, stage, omode;
+  Geom kg, rg, okg, org;
+};
+static_assert(sizeof(RedArgs) == 112 + 4 * sizeof(Geom));
+
+enum Stage { kBlocks = 0, kCombine, kArgBlocks, kArgCombine, kCumsum, kSoftmax, kSubtrees };
+enum Red { kSum = 1, kProd, kMax, kMin, kAbsMax, kAbsSum, kSqSum, kSqDev, kExpSum, kAll, kAny };
+enum Post { kNone = 0, kDiv, kDivSqrt, kSqrt, kAddLog, kLog, kFinite, kRecip };
+enum OutMode { kOutX = 0, kOutBool, kOutAcc };
+
+constexpr int64_t kBlock = 4096;  // BLOCK
+constexpr int64_t kLanes = 16;    // LANES
+// cumsum elements per line and launch: lavapipe ends an invocation after
+// 65535 loop iterations.
+constexpr int64_t kScanChunk = 16384;
+// Block results one invocation combines (about 3 loop iterations each); more
+// go through subtrees first.
+constexpr int64_t kTreeLeaves = 1024;
+
+// x split into kept dims (the outputs, row-major) and reduced dims, each group
+// coalesced, as the CPU engine does.
+struct Split {
+  Geom kept{}, red{};
+  int64_t nout = 1, n = 1;
+};
+
+Split split(const Tensor& x, const Dims& dims) {
+  Shape ks, rs;
+  Strides kst, rst;
+  Split g;
+  size_t j = 0;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    const bool red = j < dims.size() && dims[j] == d;
+    (red ? rs : ks).push_back(x.shape()[d]);
+    (red ? rst : kst).push_back(x.strides()[d]);
+    (red ? g.n : g.nout) *= x.shape()[d];
+    j += red;
+  }
+  g.kept = kernel_geom_of(ks, kst, x.offset(), "vulkan", x.device());
+  g.red = kernel_geom_of(rs, rst, 0, "vulkan", x.device());
+  return g;
+}
+
+// The accumulator: float32 for the float32 family, float64, int64 for integers and bool.
+Dtype acc_dtype(Dtype t) { return t == float64 ? float64 : is_floating(t) ? float32 : int64; }
+
+std::string shape_msg(OpId op, const Tensor& x) {
+  return "[" + std::string(op_name(op)) + "] " + std::string(name(x.dtype())) + shape_str(x.shape()) + " on " +
+         x.device().str();
+}
+
+std::string variant(Dtype t) { return std::string("reduce_") + suffix(t); }
+
+RedArgs base_args(const Tensor& x, const Split& g) {
+  RedArgs a{};
+  a.src = address(x);
+  a.nout = g.nout;
+  a.n = g.n;
+  a.kg = g.kept;
+  a.rg = g.red;
+  return a;
+}
+
+// Reducer r over x into dst (element offset oo, mode om), with optional
+// per-output params (accumulators) and a post step.
+void run_reduce(VulkanBackend& be, Red r, const Tensor& x, const Split& g, uint64_t params, Post post, int64_t div,
+                uint64_t dst, int64_t oo, OutMode om) {
+  RedArgs a = base_args(x, g);
+  a.dst = dst, a.oo = oo, a.params = params, a.div = div;
+  a.red = r, a.post = post, a.omode = om;
+  a.nb = (g.n + kBlock - 1) / kBlock;
+  a.stage = kBlocks;
+  const std::string v = variant(x.dtype());
+  if (a.nb == 1) {
+    be.launch(v, static_cast<uint64_t>(g.nout * kLanes), a);
+    return;
+  }
+  // Block results, then one invocation per output over them.
+  const size_t asz = itemsize(acc_dtype(x.dtype()));
+  auto part = be.allocate(static_cast<size_t>(g.nout * a.nb) * asz, be.device());
+  a.part = static_cast<Buffer*>(part->ptr)->addr;
+  be.launch(v, static_cast<uint64_t>(g.nout * a.nb * kLanes), a);
+  std::shared_ptr<Storage> nodes;
+  if (a.nb > kTreeLeaves) {
+    // The tree's nodes at a depth where each spans at most kTreeLeaves
+    // blocks, then the complete tree above them.
+    int depth = 0;
+    while ((a.nb + (int64_t{1} << depth) - 1) >> depth > kTreeLeaves) ++depth;
+    nodes = be.allocate(static_cast<size_t>(g.nout << depth) * asz, be.device());
+    RedArgs s = a;
+    s.stage = kSubtrees, s.i0 = depth, s.params = static_cast<Buffer*>(nodes->ptr)->addr;
+    be.launch(v, static_cast<uint64_t>(g.nout << depth), s);
+    a.part = s.params, a.nb = int64_t{1} << depth;
+  }
+  a.stage = kCombine;
+  be.launch(v, static_cast<uint64_t>(g.nout), a);
+}
+
+// A device scratch buffer of n accumulators.
+std::shared_ptr<Storage> scratch(VulkanBackend& be, int64_t n, Dtype acc) {
+  return be.allocate(static_cast<size_t>(std::max<int64_t>(n, 1)) * itemsize(acc), be.device());
+}
+uint64_t addr(const std::shared_ptr<Storage>& s) { return static_cast<Buffer*>(s->ptr)->addr; }
+
+}  // namespace
+
+void claims_reduce(Claims& c) {
+  const DtypeSet all = c.caps.storable;
+  const DtypeSet floats = all & kFloatingDtypes;
+  for (OpId op : {OpId::sum, OpId::prod, OpId::max, OpId::min, OpId::amax, OpId::amin, OpId::all, OpId::any})
+    c.claim(op, all);
+  c.claim(OpId::argmax, all);  // the op table's numeric dtypes (bool goes as uint8)
+  c.claim(OpId::argmin, all);
+  c.claim(OpId::cumsum, all);
+  for (OpId op : {OpId::mean, OpId::var, OpId::std, OpId::norm, OpId::logsumexp, OpId::softmax, OpId::log_softmax})
+    c.claim(op, floats);
+  for (Dtype d : kAllDtypes)
+    if (all.has(d)) c.need(variant(d));
+}
+
+void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) {
+  const Split g = split(x, dims);
+  if (g.nout == 0) return;
+  const uint64_t ob = address(out);
+  const int64_t oo = out.offset();
+  const Dtype xt = x.dtype();
+  const OutMode om = out.dtype() == bool_ ? kOutBool : kOutX;
+  if (out.dtype() != xt && om != kOutBool)
+    throw NotImplementedError(shape_msg(op, x) + ": the vulkan kernel writes the input's dtype, not " +
+                              std::string(name(out.dtype())) + "; convert the input first");
+  auto need_float = [&] {
+    if (!is_floating(xt))
+      throw NotImplementedError(shape_msg(op, x) + " has no vulkan kernel for a non-floating input; the front end "
+                                "converts it to a floating dtype first");
+  };
+  switch (op) {
+    case OpId::sum: run_reduce(*this, kSum, x, g, 0, kNone, 0, ob, oo, om); return;
+    case OpId::prod: run_reduce(*this, kProd, x, g, 0, kNone, 0, ob, oo, om); return;
+    case OpId::max: case OpId::amax: run_reduce(*this, kMax, x, g, 0, kNone, 0, ob, oo, om); return;
+    case OpId::min: case OpId::amin: run_reduce(*this, kMin, x, g, 0, kNone, 0, ob, oo, om); return;
+    case OpId::all: run_reduce(*this, kAll, x, g, 0, kNone, 0, ob, oo, kOutBool); return;
+    case OpId::any: run_reduce(*this, kAny, x, g, 0, kNone, 0, ob, oo, kOutBool); return;
+    case OpId::mean:
+      need_float();
+      run_reduce(*this, kSum, x, g, 0, kDiv, g.n, ob, oo, om);
+      return;
+    case OpId::norm:
+      need_float();
+      if (std::isinf(args.p)) run_reduce(*this, kAbsMax, x, g, 0, kNone, 0, ob, oo, om);
+      else if (args.p == 1.0) run_reduce(*this, kAbsSum, x, g, 0, kNone, 0, ob, oo, om);
+      else run_reduce(*this, kSqSum, x, g, 0, kSqrt, 0, ob, oo, om);
+      return;
+    case OpId::var: case OpId::std: {
+      // Two passes in the accumulator dtype: the mean, then the squared deviations.
+      need_float();
+      auto mean = scratch(*this, g.nout, acc_dtype(xt));
+      run_reduce(*this, kSum, x, g, 0, kDiv, g.n, addr(mean), 0, kOutAcc);
+      const int64_t dof = std::max<int64_t>(g.n - args.correction, 0);
+      run_reduce(*this, kSqDev, x, g, addr(mean), op == OpId::std ? kDivSqrt : kDiv, dof, ob, oo, om);
+      return;
+    }
+    case OpId::logsumexp: {
+      // Shifted by the max (0 when infinite, so that all -inf gives -inf, not NaN).
+      need_float();
+      auto shift = scratch(*this, g.nout, acc_dtype(xt));
+      run_reduce(*this, kMax, x, g, 0, kFinite, 0, addr(shift), 0, kOutAcc);
+      run_reduce(*this, kExpSum, x, g, addr(shift), kAddLog, 0, ob, oo, om);
+      return;
+    }
+    default:
+      throw NotImplementedError("[" + std::string(op_name(op)) + "] is not a reduction of the vulkan backend");
+  }
+}
+
+void VulkanBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) {
+  if (x.dtype() == bool_)
+    throw NotImplementedError(shape_msg(op, x) + " has no vulkan kernel for bool; the front end converts to uint8");
+  const Split g = split(x, Dims{dim});
+  if (g.nout == 0 || g.n == 0) return;
+  RedArgs a = base_args(x, g);
+  a.dst = address(out), a.oo = out.offset();
+  a.red = op == OpId::argmax ? kMax : kMin;
+  a.nb = (g.n + kBlock - 1) / kBlock;
+  a.stage = kArgBlocks;
+  const std::string v = variant(x.dtype());
+  if (a.nb == 1) {
+    launch(v, static_cast<uint64_t>(g.nout * kLanes), a);
+    return;
+  }
+  // Each block's winner (nbk values, then nbk indices from byte 8 * nbk),
+  // then the blocks in order.
+  const size_t nbk = static_cast<size_t>(g.nout * a.nb);
+  auto part = allocate(nbk * 16, device_);
+  a.part = addr(part);
+  launch(v, static_cast<uint64_t>(g.nout * a.nb * kLanes), a);
+  a.stage = kArgCombine;
+  launch(v, static_cast<uint64_t>(g.nout), a);
+}
+
+void VulkanBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor& out) {
+  if (x.numel() == 0) return;
+  const Dtype xt = x.dtype();
+  if (out.dtype() != xt)
+    throw NotImplementedError(shape_msg(op, x) + ": the vulkan kernel writes the input's dtype, not " +
+                              std::string(name(out.dtype())) + "; convert the input first");
+  const Split g = split(x, Dims{dim});
+  const Split og = split(out, Dims{dim});
+  const std::string v = variant(xt);
+  if (op == OpId::cumsum) {
+    if (xt == bool_) throw NotImplementedError(shape_msg(op, x) + " has no vulkan kernel for bool");
+    // One invocation per line, sequential, in chunks of kScanChunk elements
+    // per launch; the running sum carries in `carry`.
+    RedArgs a = base_args(x, g);
+    a.okg = og.kept;
+    a.dst = address(out);
+    a.xs = g.red.ndim ? g.red.strides[kMaxKernelDims - 1] : 0;
+    a.os = og.red.ndim ? og.red.strides[kMaxKernelDims - 1] : 0;
+    a.stage = kCumsum;
+    auto carry = scratch(*this, g.nout, acc_dtype(xt));
+    a.part = addr(carry);
+    for (int64_t i0 = 0; i0 < g.n; i0 += kScanChunk) {
+      a.i0 = i0;
+      a.n = std::min(kScanChunk, g.n - i0);
+      launch(v, static_cast<uint64_t>(g.nout), a);
+    }
+    return;
+  }
+  if (op != OpId::softmax && op != OpId::log_softmax)
+    throw NotImplementedError("[" + std::string(op_name(op)) + "] is not a scan op of the vulkan backend");
+  if (!is_floating(xt)) throw NotImplementedError(shape_msg(op, x) + " has no vulkan kernel for a non-floating input");
+  // Three passes as on the CPU: the max, the sum of exp(x - max) in the
+  // blocked order (1 / sum, or its log for log_softmax), then the elements.
+  const bool is_log = op == OpId::log_softmax;
+  const Dtype ad = acc_dtype(xt);
+  auto m = scratch(*this, g.nout, ad), s = scratch(*this, g.nout, ad);
+  run_reduce(*this, kMax, x, g, 0, kNone, 0, addr(m), 0, kOutAcc);
+  run_reduce(*this, kExpSum, x, g, addr(m), is_log ? kLog : kRecip, 0, addr(s), 0, kOutAcc);
+  RedArgs a = base_args(x, g);
+  a.okg = og.kept, a.org = og.red;
+  a.dst = address(out);
+  a.params = addr(m), a.part = addr(s);
+  a.red = is_log ? 1 : 0;
+  a.stage = kSoftmax;
+  launch(v, static_cast<uint64_t>(g.nout * g.n), a);
+}
+
+}  // namespace concord::detail::vk

@@ -1,0 +1,13 @@
+# Variants of reduce.comp (see shaders.cmake): one per input dtype, the stage,
+# reducer and post step chosen at run time. elementwise.cmake (read before
+# this file) provides CONCORD_VK_OP_DEFINES for elementwise_float.glsl's
+# division, square root, exp and log.
+foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
+  if(d STREQUAL "f64")
+    concord_vk_shader(reduce_${d} reduce.comp DEFINES X=${d} ACC_D=1 CONCORD_F64=1 ${CONCORD_VK_OP_DEFINES})
+  elseif(d MATCHES "^(f16|bf16|f32)$")
+    concord_vk_shader(reduce_${d} reduce.comp DEFINES X=${d} ACC_F=1 ${CONCORD_VK_OP_DEFINES})
+  else()
+    concord_vk_shader(reduce_${d} reduce.comp DEFINES X=${d} ACC_I=1)
+  endif()
+endforeach()
