@@ -59,6 +59,12 @@ struct ParityResult {
   Verdict verdict = Verdict::pass;  // fallback / downcast: passed, through that path
   double ratio = 0;                 // error / bound of the worst element (0 when exact)
   std::string detail;               // what failed, with numbers
+  // Passed only as a device that flushes subnormals to zero: its result
+  // agrees with the reference computed on inputs whose subnormals (of the
+  // compute dtype) are zero, with subnormal results read as zero. Judged so
+  // only where the device does not promise to keep subnormals
+  // (Capabilities::keeps_subnormals); counted apart by `concord parity`.
+  bool flushed = false;
 };
 
 // Runs case c on `device` in dtype t (the device's current profile and

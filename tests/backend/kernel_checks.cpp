@@ -192,4 +192,13 @@ std::string label(const Tensor& x, const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+Tensor flush_subnormals(const Tensor& x) {
+  if (!is_floating(x.dtype())) return x;
+  const double tiny = x.dtype() == float64 ? 0x1p-1022 : 0x1p-126;
+  std::vector<double> v = x.to_vector<double>();
+  for (double& e : v)
+    if (e != 0 && std::fabs(e) < tiny) e = std::copysign(0.0, e);
+  return from_host(v.data(), x.shape(), float64).to(x.dtype());
+}
+
 }  // namespace concord::test

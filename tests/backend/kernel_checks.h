@@ -78,6 +78,9 @@ std::string hex(uint64_t u);
 // Inputs for op tests in dtype t (made on the CPU): the specials, values in
 // [lo, hi), wide values; integers mostly small with some extremes.
 Tensor op_input(Dtype t, int64_t n, uint64_t seed, double lo, double hi);
+// x (on the CPU) with the subnormals of the dtype it computes in (float32 for
+// the halves) replaced by signed zeros.
+Tensor flush_subnormals(const Tensor& x);
 // Expects want and got (raw items of dtype t) equal bit for bit; reports the first few differences.
 void expect_same_bits(const std::vector<uint8_t>& want, const std::vector<uint8_t>& got, Dtype t,
                       const std::vector<uint8_t>* src, Dtype st, const std::string& what);

@@ -145,7 +145,11 @@ TEST_P(KernelsCopy, WhereAndClampMatchCpu) {
 TEST_P(KernelsCopy, StridedBroadcastAndNegativeStrideInputs) {
   for (Dtype t : {float32, int32, float16, bfloat16, int8, float64}) {
     if (!storable(t)) continue;
-    Tensor base_h = op_input(t, 12 * 10, 31, -5, 5), base_d = base_h.to(device());
+    Tensor base_h = op_input(t, 12 * 10, 31, -5, 5);
+    // Layouts are under test here, not subnormals: a device that does not
+    // promise to keep them gets inputs without them.
+    if (!capabilities(device()).keeps_subnormals) base_h = flush_subnormals(base_h);
+    Tensor base_d = base_h.to(device());
     auto views = [&](const Tensor& base) {
       // [10, 12] transposed from [12, 10]; a reversed [12] row; a [10, 1] column slice.
       std::vector<Tensor> v;

@@ -94,9 +94,9 @@ int compare_paths(const std::vector<Device>& devices, uint64_t seed) {
   return status;
 }
 
-char letter(Verdict v) {
-  switch (v) {
-    case Verdict::pass: return 'P';
+char letter(const testing::ParityResult& r) {
+  switch (r.verdict) {
+    case Verdict::pass: return r.flushed ? 'Z' : 'P';
     case Verdict::fail: return 'F';
     case Verdict::fallback: return 'B';
     case Verdict::downcast: return 'D';
@@ -143,7 +143,7 @@ int cmd_parity(const ParityOptions& o) {
         }
         if (!r.applicable) continue;
         configs_of.push_back(cfg.label);
-        cells[row][ci][static_cast<int>(t)] = letter(r.verdict);
+        cells[row][ci][static_cast<int>(t)] = letter(r);
         results.push_back(std::move(r));
       }
       ++done;
@@ -157,8 +157,9 @@ int cmd_parity(const ParityOptions& o) {
   if (tty) std::fprintf(stderr, "\r%100s\r", "");
   set_warning_handler(saved);
 
-  int passed = 0, failed = 0, fallback = 0, downcast = 0, unsupported = 0;
+  int passed = 0, failed = 0, fallback = 0, downcast = 0, unsupported = 0, flushed = 0;
   for (const auto& r : results) {
+    flushed += r.flushed ? 1 : 0;
     switch (r.verdict) {
       case Verdict::pass: ++passed; break;
       case Verdict::fail: ++failed; break;
@@ -169,7 +170,8 @@ int cmd_parity(const ParityOptions& o) {
   }
   std::printf("concord parity%s: seed %llu; each cell lists dtypes b u8 i8 i16 i32 i64 f16 bf16 f32 f64:\n"
               "P pass  F FAIL  B ran via the CPU fallback (checked)  D float64 downcast to float32 (checked)  "
-              "U unsupported (strict policy)  . not applicable\n\n",
+              "U unsupported (strict policy)  . not applicable\n"
+              "Z passed with subnormals flushed to zero (a device that does not promise to keep them)\n\n",
               o.quick ? " --quick" : "", static_cast<unsigned long long>(o.seed));
   std::printf("%-34s", "op | inputs");
   for (const auto& cfg : cfgs) std::printf(" %-16s", cfg.label.c_str());
@@ -188,15 +190,20 @@ int cmd_parity(const ParityOptions& o) {
   }
   std::printf("\n%d passed, %d failed, %d fallback, %d downcast, %d unsupported\n", passed, failed, fallback, downcast,
               unsupported);
+  if (flushed)
+    std::printf("%d of the passes only with subnormals flushed to zero (Z: the device does not promise to keep them)\n",
+                flushed);
 
   if (!o.json.empty() || !o.markdown.empty()) {
     nlohmann::json j;
     j["seed"] = o.seed;
-    j["summary"] = {{"passed", passed}, {"failed", failed}, {"fallback", fallback}, {"downcast", downcast}, {"unsupported", unsupported}};
+    j["summary"] = {{"passed", passed}, {"failed", failed}, {"fallback", fallback}, {"downcast", downcast},
+                    {"unsupported", unsupported}, {"flushed", flushed}};
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& r = results[i];
       j["cases"].push_back({{"op", std::string(op_name(r.op))}, {"inputs", r.variant}, {"device", configs_of[i]}, {"dtype", std::string(name(r.dtype))},
-                            {"verdict", std::string(testing::verdict_name(r.verdict))}, {"ratio", r.ratio}, {"detail", r.detail}});
+                            {"verdict", std::string(testing::verdict_name(r.verdict))}, {"ratio", r.ratio}, {"detail", r.detail},
+                            {"flushed", r.flushed}});
     }
     if (!o.json.empty()) std::ofstream(o.json) << j.dump(1) << "\n";
     if (!o.markdown.empty()) {
@@ -213,7 +220,7 @@ int cmd_parity(const ParityOptions& o) {
         md << "\n";
       }
       md << "\n" << passed << " passed, " << failed << " failed, " << fallback << " fallback, " << downcast
-         << " downcast, " << unsupported << " unsupported\n";
+         << " downcast, " << unsupported << " unsupported, " << flushed << " passed with subnormals flushed (Z)\n";
     }
   }
   int status = failed ? 1 : 0;
