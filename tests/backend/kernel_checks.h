@@ -81,9 +81,12 @@ Tensor op_input(Dtype t, int64_t n, uint64_t seed, double lo, double hi);
 // x (on the CPU) with the subnormals of the dtype it computes in (float32 for
 // the halves) replaced by signed zeros.
 Tensor flush_subnormals(const Tensor& x);
-// Expects want and got (raw items of dtype t) equal bit for bit; reports the first few differences.
+// Expects want and got (raw items of dtype t) equal bit for bit; reports the
+// first few differences. nan_payloads = false: any NaN equals any NaN (the
+// payload of an arithmetic result is not part of the contract: NVIDIA's
+// driver returns its canonical NaN; conversions and copies keep payloads).
 void expect_same_bits(const std::vector<uint8_t>& want, const std::vector<uint8_t>& got, Dtype t,
-                      const std::vector<uint8_t>* src, Dtype st, const std::string& what);
+                      const std::vector<uint8_t>* src, Dtype st, const std::string& what, bool nan_payloads = true);
 
 // ---------------------------------------------------------------- public-op checks
 
