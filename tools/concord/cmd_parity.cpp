@@ -51,9 +51,14 @@ std::vector<Config> configs(const ParityOptions& o) {
   }
   if (o.devices.empty()) return all;
   std::vector<Config> out;
+  // By label: "vulkan:0" is the device under its own profile,
+  // "vulkan:0=no-fp64" the contrasting configuration.
   for (const auto& want : split(o.devices, ','))
     for (const auto& c : all)
-      if (c.label == want || c.device.str() == want) out.push_back(c);
+      if (c.label == want) {
+        out.push_back(c);
+        break;
+      }
   return out;
 }
 
