@@ -99,6 +99,10 @@ struct Capabilities {
   // (floating arange and linspace on OpenCL and Vulkan): a no-fp64 profile
   // removes them along with float64 itself.
   DtypeSet needs_fp64[kNumOps];
+  // Per op: a float16 kernel that computes in float16 itself (the device has
+  // float16 arithmetic). Used only under Float16Policy::native (policy.h),
+  // as Path::native_f16; a no-fp16 profile removes them.
+  bool f16_kernel[kNumOps] = {};
   // What the device promises about float arithmetic (float32, and float64
   // where it computes it): + - * / sqrt and conversions round to nearest
   // even, and subnormal inputs and results are kept rather than flushed to
@@ -112,6 +116,7 @@ struct Capabilities {
   bool can_store(Dtype t) const { return storable.has(t); }
   bool can_compute(Dtype t) const { return computable.has(t); }
   bool has_kernel(OpId op, Dtype t) const { return native[static_cast<int>(op)].has(t); }
+  bool has_f16_kernel(OpId op) const { return f16_kernel[static_cast<int>(op)] && has_kernel(op, Dtype::float16); }
 };
 
 // Every available device, by kind in registration order: cpu, emu:0 (CONCORD_EMU_DEVICES=N

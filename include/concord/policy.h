@@ -7,8 +7,17 @@
 // Fallback policy, when a device has no kernel for an op:
 //   cpu (default)       copy inputs to the CPU, run there, copy results back; warn once
 //   strict              throw NotImplementedError
+// Float16 policy, for float16 arithmetic on a device that has it (Vulkan's
+// shaderFloat16):
+//   exact (default)     compute in float32 and round once: the CPU's bits
+//                       (Path::widened)
+//   native              ops with a float16 kernel compute in float16 itself
+//                       (Path::native_f16; faster on GPUs, judged by float16
+//                       accumulation: a dot of 4096 ones gives 2048); the
+//                       others stay exact. `concord ops` shows them as H.
 // Global (set_*), scoped per thread (the guards), or from the environment:
-// CONCORD_DTYPE_POLICY=downcast|strict, CONCORD_FALLBACK=cpu|strict.
+// CONCORD_DTYPE_POLICY=downcast|strict, CONCORD_FALLBACK=cpu|strict,
+// CONCORD_FLOAT16=exact|native.
 //
 //   { concord::DtypePolicyGuard g(concord::DtypePolicy::strict);
 //     x.to("emu:0");   // throws UnsupportedDtypeError for a float64 x
@@ -26,15 +35,20 @@ namespace concord {
 
 enum class DtypePolicy { downcast, strict };
 enum class FallbackPolicy { cpu, strict };
+enum class Float16Policy { exact, native };
 
 DtypePolicy dtype_policy();          // the scoped value if a guard is active on this thread, else global
 FallbackPolicy fallback_policy();
+Float16Policy float16_policy();
 void set_dtype_policy(DtypePolicy p);        // global
 void set_fallback_policy(FallbackPolicy p);  // global
+void set_float16_policy(Float16Policy p);    // global
 DtypePolicy parse_dtype_policy(std::string_view s);        // throws ValueError listing valid values
 FallbackPolicy parse_fallback_policy(std::string_view s);
+Float16Policy parse_float16_policy(std::string_view s);
 std::string_view name(DtypePolicy p);
 std::string_view name(FallbackPolicy p);
+std::string_view name(Float16Policy p);
 
 class DtypePolicyGuard {
  public:
@@ -52,6 +66,16 @@ class FallbackPolicyGuard {
   ~FallbackPolicyGuard();
   FallbackPolicyGuard(const FallbackPolicyGuard&) = delete;
   FallbackPolicyGuard& operator=(const FallbackPolicyGuard&) = delete;
+ private:
+  int saved_;
+};
+
+class Float16PolicyGuard {
+ public:
+  explicit Float16PolicyGuard(Float16Policy p);
+  ~Float16PolicyGuard();
+  Float16PolicyGuard(const Float16PolicyGuard&) = delete;
+  Float16PolicyGuard& operator=(const Float16PolicyGuard&) = delete;
  private:
   int saved_;
 };

@@ -25,7 +25,12 @@
 
 namespace concord {
 
-enum class Path : uint8_t { native, widened, downcast, fallback, autocast };
+// How a run was carried out. native: the device's own kernel in the dtype
+// (float16/bfloat16 computed in float32 and rounded once where the device has
+// no half arithmetic: widened); native_f16: a float16 kernel that computes in
+// float16 itself, chosen only under Float16Policy::native (policy.h), judged
+// by float16 accumulation; autocast: counted once per run an autocast scope changed.
+enum class Path : uint8_t { native, widened, downcast, fallback, autocast, native_f16 };
 std::string_view name(Path p);
 
 struct Report {

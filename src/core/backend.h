@@ -19,6 +19,20 @@
 
 namespace concord::detail {
 
+// True while the body of a run planned as Path::native_f16 runs on this
+// thread: a backend with a float16 kernel for the op (Capabilities::f16_kernel)
+// picks it then, its float32-accumulating kernel otherwise. Set only by
+// Dispatch::run_span (core/dispatch.h), so the plan stays the one decision.
+inline thread_local bool tl_native_f16 = false;
+inline bool native_f16_kernel() { return tl_native_f16; }
+struct NativeF16Scope {
+  explicit NativeF16Scope(bool on) : saved(tl_native_f16) { tl_native_f16 = on; }
+  ~NativeF16Scope() { tl_native_f16 = saved; }
+  NativeF16Scope(const NativeF16Scope&) = delete;
+  NativeF16Scope& operator=(const NativeF16Scope&) = delete;
+  bool saved;
+};
+
 struct ReduceArgs {
   int64_t correction = 1;   // var/std
   double p = 2.0;           // norm

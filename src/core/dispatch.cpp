@@ -79,7 +79,10 @@ Support support(OpId op, const Device& device, Dtype dtype) {
     s.exec = kCPU;
     s.path = Path::fallback;
   } else if (s.path == Path::native && !caps.can_compute(s.compute)) {
-    s.path = Path::widened;  // stored in the dtype, computed in float32, rounded once
+    // Stored in the dtype, computed in float32, rounded once; or, where the
+    // user declared it, computed in float16 by the device's own float16 kernel.
+    const bool f16 = s.compute == float16 && float16_policy() == Float16Policy::native && caps.has_f16_kernel(op);
+    s.path = f16 ? Path::native_f16 : Path::widened;
   }
   s.runs = true;
   return s;

@@ -170,6 +170,7 @@ class Dispatch {
     const Plan p = plan(op_, device, dtype, describer(describe), n);
     Inputs in;
     prepare(p, args, count, in);
+    const NativeF16Scope f16(p.path == Path::native_f16);
     try {
       if constexpr (std::is_void_v<decltype(body(p, in))>) {
         body(p, in);

@@ -30,9 +30,15 @@ std::atomic<int>& global_fallback() {
       from_env("CONCORD_FALLBACK", FallbackPolicy::cpu, parse_fallback_policy))};
   return p;
 }
+std::atomic<int>& global_float16() {
+  static std::atomic<int> p{static_cast<int>(
+      from_env("CONCORD_FLOAT16", Float16Policy::exact, parse_float16_policy))};
+  return p;
+}
 // -1: no guard on this thread.
 thread_local int tl_dtype = -1;
 thread_local int tl_fallback = -1;
+thread_local int tl_float16 = -1;
 
 }  // namespace
 
@@ -43,8 +49,12 @@ FallbackPolicy fallback_policy() {
   return static_cast<FallbackPolicy>(tl_fallback >= 0 ? tl_fallback
                                                       : global_fallback().load(std::memory_order_relaxed));
 }
+Float16Policy float16_policy() {
+  return static_cast<Float16Policy>(tl_float16 >= 0 ? tl_float16 : global_float16().load(std::memory_order_relaxed));
+}
 void set_dtype_policy(DtypePolicy p) { global_dtype().store(static_cast<int>(p)); }
 void set_fallback_policy(FallbackPolicy p) { global_fallback().store(static_cast<int>(p)); }
+void set_float16_policy(Float16Policy p) { global_float16().store(static_cast<int>(p)); }
 
 DtypePolicy parse_dtype_policy(std::string_view s) {
   if (s == "downcast") return DtypePolicy::downcast;
@@ -56,13 +66,21 @@ FallbackPolicy parse_fallback_policy(std::string_view s) {
   if (s == "strict") return FallbackPolicy::strict;
   throw ValueError("[policy] CONCORD_FALLBACK='" + std::string(s) + "' is not a fallback policy; use cpu or strict");
 }
+Float16Policy parse_float16_policy(std::string_view s) {
+  if (s == "exact") return Float16Policy::exact;
+  if (s == "native") return Float16Policy::native;
+  throw ValueError("[policy] CONCORD_FLOAT16='" + std::string(s) + "' is not a float16 policy; use exact or native");
+}
 std::string_view name(DtypePolicy p) { return p == DtypePolicy::downcast ? "downcast" : "strict"; }
 std::string_view name(FallbackPolicy p) { return p == FallbackPolicy::cpu ? "cpu" : "strict"; }
+std::string_view name(Float16Policy p) { return p == Float16Policy::exact ? "exact" : "native"; }
 
 DtypePolicyGuard::DtypePolicyGuard(DtypePolicy p) : saved_(tl_dtype) { tl_dtype = static_cast<int>(p); }
 DtypePolicyGuard::~DtypePolicyGuard() { tl_dtype = saved_; }
 FallbackPolicyGuard::FallbackPolicyGuard(FallbackPolicy p) : saved_(tl_fallback) { tl_fallback = static_cast<int>(p); }
 FallbackPolicyGuard::~FallbackPolicyGuard() { tl_fallback = saved_; }
+Float16PolicyGuard::Float16PolicyGuard(Float16Policy p) : saved_(tl_float16) { tl_float16 = static_cast<int>(p); }
+Float16PolicyGuard::~Float16PolicyGuard() { tl_float16 = saved_; }
 
 namespace detail {
 struct WarningState {

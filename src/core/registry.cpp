@@ -50,6 +50,7 @@ Capabilities apply(const Capabilities& raw, const Profile& p) {
   if (p.no_fp16) {
     c.computable.remove(float16);
     c.computable.remove(bfloat16);
+    for (bool& k : c.f16_kernel) k = false;
   }
   for (const auto& name : p.no_ops) {
     OpId op;

@@ -23,6 +23,7 @@ std::string_view name(Path p) {
     case Path::widened: return "widened";
     case Path::downcast: return "downcast";
     case Path::fallback: return "fallback";
+    case Path::native_f16: return "native-f16";
     default: return "autocast";
   }
 }
@@ -33,7 +34,7 @@ namespace {
 // threads: each (device, op, dtype, path) has its own atomic counter in a
 // table per device (by its registry ordinal), allocated on the device's first
 // record.
-constexpr int kPaths = static_cast<int>(Path::autocast) + 1;
+constexpr int kPaths = static_cast<int>(Path::native_f16) + 1;
 constexpr size_t kCells = static_cast<size_t>(kNumOps) * kNumDtypes * kPaths;
 struct Table {
   std::atomic<uint64_t> n[kCells];

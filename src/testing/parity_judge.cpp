@@ -30,8 +30,8 @@ Tensor generate(OpId op, Dtype t, const Device& d) {
   return randint(0, 100, {10007}, t, d, 11);  // a range every numeric dtype holds
 }
 
-// |a - e| <= c·n·u·(|e| + S) + ulp_out(e)/2, S = max|e| + max|x|.
-std::string relative_check(const Tensor& actual, const Tensor& ref, const Tensor& x0, double c, double n, Dtype compute,
+// |a - e| <= c·n·u·(|e| + S) + ulp_out(e)/2, S = max|e| + max|x|, u the accumulation's roundoff.
+std::string relative_check(const Tensor& actual, const Tensor& ref, const Tensor& x0, double c, double n, double u,
                            double* ratio) {
   auto a = actual.to_vector<double>(), e = ref.to_vector<double>();
   double s = 0, xmax = 0;
@@ -39,7 +39,6 @@ std::string relative_check(const Tensor& actual, const Tensor& ref, const Tensor
   if (x0.defined() && is_floating(x0.dtype()))
     for (double v : x0.to_vector<double>()) if (std::isfinite(v)) xmax = std::max(xmax, std::fabs(v));
   s += xmax;
-  const double u = accumulation_roundoff(compute);
   *ratio = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     if (std::isnan(e[i]) && std::isnan(a[i])) continue;
@@ -125,6 +124,9 @@ ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t 
 
   // Judges actual against ref (x0 and the inputs feed the bound models);
   // returns what is wrong, or "" and the worst error/bound ratio.
+  // A float16 kernel that computes in float16 (Path::native_f16) is judged by float16 accumulation.
+  ModelOptions acc;
+  if (s.path == Path::native_f16) acc.accumulate = float16;
   auto check = [&](const Tensor& actual, const Tensor& ref, const Tensor& x0, const Ts& inputs, double* ratio) {
     std::string problem;
     const bool exact = c.model == ErrorModel::exact || c.model == ErrorModel::same_bits || !is_floating(compute) ||
@@ -151,7 +153,7 @@ ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t 
           break;
         }
         case ErrorModel::sum: {
-          auto m = check_reduction(actual, x0, Shape(c.dims), c.keepdim, c.bound);
+          auto m = check_reduction(actual, x0, Shape(c.dims), c.keepdim, c.bound, acc);
           *ratio = m.worst_ratio;
           if (!m.ok) problem = m.str();
           break;
@@ -159,7 +161,7 @@ ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t 
         case ErrorModel::matmul: {
           Tensor a = x0, b = inputs.size() > 1 ? inputs[1].to(compute).to(float64) : x0;
           if (c.op == OpId::outer) a = a.unsqueeze(-1), b = b.unsqueeze(0);
-          auto m = check_matmul(actual, a, b, c.bound);
+          auto m = check_matmul(actual, a, b, c.bound, acc);
           *ratio = m.worst_ratio;
           if (!m.ok) problem = m.str();
           break;
@@ -172,7 +174,7 @@ ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t 
           break;
         }
         default:
-          problem = relative_check(actual, ref, x0, c.bound, n, compute, ratio);
+          problem = relative_check(actual, ref, x0, c.bound, n, acc.accumulate ? unit_roundoff(*acc.accumulate) : accumulation_roundoff(compute), ratio);
       }
     }
     return problem;

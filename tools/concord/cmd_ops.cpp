@@ -11,13 +11,15 @@
 namespace concord::cli {
 
 namespace {
-// One letter per cell: N native, W widened, D downcast, F fallback, X refused (strict policy), . undefined.
+// One letter per cell: N native, W widened, H float16 computed in float16 (CONCORD_FLOAT16=native),
+// D downcast, F fallback, X refused (strict policy), . undefined.
 char letter(const Support& s) {
   if (!s.defined) return '.';
   if (!s.runs) return 'X';
   switch (s.path) {
     case Path::native: return 'N';
     case Path::widened: return 'W';
+    case Path::native_f16: return 'H';
     case Path::downcast: return 'D';
     case Path::fallback: return 'F';
     default: return 'A';
@@ -27,6 +29,7 @@ const char* word(char l) {
   switch (l) {
     case 'N': return "native";
     case 'W': return "widened";
+    case 'H': return "native-f16";
     case 'D': return "downcast";
     case 'F': return "fallback";
     case 'X': return "unsupported";
@@ -103,12 +106,13 @@ int cmd_ops(const OpsOptions& o) {
   }
   if (o.markdown) {
     std::printf("Cells list dtypes %s in order: N native, W widened (stored, computed in float32), "
+                "H float16 computed in float16 (CONCORD_FLOAT16=native), "
                 "D downcast to float32, F CPU fallback, X refused by a strict policy, . undefined.\n\n",
                 "b u8 i8 i16 i32 i64 f16 bf16 f32 f64");
     std::printf("| %s |\n|%s|\n", header.c_str(), sep.c_str());
   } else {
-    std::printf("N native  W widened (stored, computed in float32)  D downcast  F CPU fallback  "
-                "X refused (strict)  . undefined\ndtypes per cell:");
+    std::printf("N native  W widened (stored, computed in float32)  H float16 in float16 (CONCORD_FLOAT16=native)\n"
+                "D downcast  F CPU fallback  X refused (strict)  . undefined\ndtypes per cell:");
     for (const char* s : kShort) std::printf(" %s", s);
     std::printf("\n\n%-18s", "op");
     for (const auto& d : ds) std::printf(" %-12s", d.str().c_str());

@@ -7,7 +7,9 @@
 // flipped views included), so nothing is copied here (except float32 copies
 // of half operands for sums longer than one dispatch takes, see kKChunk). float32 accumulates in
 // float32, float64 in float64; float16/bfloat16 accumulate in float32 and round
-// once on store; integers wrap like the CPU's loop.
+// once on store; integers wrap like the CPU's loop. Under Float16Policy::native
+// on a device with shaderFloat16, float16 runs gemm_f16n, which accumulates in
+// float16 (Path::native_f16).
 #include <algorithm>
 #include <cstring>
 
@@ -89,6 +91,13 @@ void claims_linear(Claims& c) {
     c.claim(op, dts);
   for (Dtype d : kAllDtypes)
     if (dts.has(d)) c.need(std::string("gemm_") + suffix(d));
+  // float16 computed in float16, for Float16Policy::native.
+  if (c.info.fp16 && dts.has(float16)) {
+    for (OpId op : {OpId::matmul, OpId::mm, OpId::bmm, OpId::mv, OpId::dot, OpId::outer, OpId::addmm, OpId::baddbmm,
+                    OpId::linear})
+      c.caps.f16_kernel[static_cast<int>(op)] = true;
+    c.need("gemm_f16n");
+  }
 }
 
 void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
@@ -97,7 +106,9 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
   const Dtype dt = out.dtype();
   if (dt == Dtype::bool_)
     throw DtypeError("[matmul] is not defined for bool on " + device_.str() + "; convert the operands to a numeric dtype");
-  if (K > kKChunk && is_half(dt)) {
+  // The dispatcher planned Path::native_f16: the float16 kernel, partial sums in float16 too.
+  const bool f16n = dt == float16 && native_f16_kernel();
+  if (K > kKChunk && is_half(dt) && !f16n) {
     // Partial sums of the K chunks meet in float32, so the half result is
     // still rounded once: float32 copies of the operands (and the addend).
     auto f32 = [&](const Tensor& t) {
@@ -125,7 +136,7 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
 
   const int rb = register_block(ctx_.info(), dt, B, M, N);
   const int64_t tile = 16 * rb;
-  const std::string variant = std::string("gemm_") + suffix(dt);
+  const std::string variant = std::string("gemm_") + suffix(dt) + (f16n ? "n" : "");
   const auto& spirv = embedded_spirv();
   const auto it = spirv.find(variant);
   if (it == spirv.end())

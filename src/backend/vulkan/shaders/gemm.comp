@@ -16,6 +16,9 @@
 // Accumulation:
 //   f32, f16, bf16   float32 with fma; halves are widened on load, alpha and
 //                    beta apply in float32 and the store rounds once
+//   f16n             float16 with fma (variant gemm_f16n, T_IS_F16N: the
+//                    float16 kernel of Path::native_f16, on devices with
+//                    shaderFloat16): products, sums, alpha and beta in float16
 //   f64              float64 with fma (variant built with CONCORD_F64=1)
 //   integers         the unsigned twin of at least 32 bits (uint64 for i64):
 //                    products and sums wrap modulo 2^w like the CPU's loop,
@@ -24,6 +27,9 @@
 // The workgroup grid is (ceil(N/TILE), ceil(M/TILE), B), offset by (gx0, gy0,
 // gb0) when the host splits a grid larger than the device's group-count limits.
 #version 460
+#if defined(T_IS_F16N)
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
 #include "common.glsl"
 #include "dtypes.glsl"
 
@@ -46,6 +52,14 @@ layout(constant_id = 0) const int RB = 4;  // register block per invocation: RB 
 #define MAD(x, y, acc) ((acc) + (x) * (y))
 #define LOADT(p, i) ACC(LOAD(T)(p, i))
 #define STORET(p, i, v) STORE(T)(p, i, v)
+#elif defined(T_IS_F16N)
+#define ACC float16_t
+#define ACC_ZERO float16_t(0.0)
+// Loads, stores and alpha/beta pass through float32 exactly (no 16-bit integer arithmetic needed).
+#define SCALAR(bits) float16_t(uintBitsToFloat(uint(bits)))
+#define MAD(x, y, acc) fma(x, y, acc)
+#define LOADT(p, i) float16_t(LOAD(T)(p, i))
+#define STORET(p, i, v) STORE(T)(p, i, float(v))
 #elif defined(T_IS_F64)
 #define ACC double
 #define ACC_ZERO 0.0lf

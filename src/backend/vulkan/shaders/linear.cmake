@@ -3,6 +3,8 @@
 foreach(d f16 bf16 f32)
   concord_vk_shader(gemm_${d} gemm.comp DEFINES T=${d})
 endforeach()
+# float16 computed in float16 (Path::native_f16; created only with shaderFloat16).
+concord_vk_shader(gemm_f16n gemm.comp DEFINES T=f16 T_IS_F16N=1)
 concord_vk_shader(gemm_f64 gemm.comp DEFINES T=f64 T_IS_F64=1 CONCORD_F64=1)
 foreach(d u8 i8 i16 i32)
   concord_vk_shader(gemm_${d} gemm.comp DEFINES T=${d} T_IS_INT=1)
