@@ -42,32 +42,6 @@ class VulkanLinalg : public ::testing::TestWithParam<test::DeviceConfig> {
   std::unique_ptr<test::ConfigScope> scope_;
 };
 
-// ||P A - L U||inf <= c n u ||L||inf ||U||inf for the factors of one matrix.
-void expect_lu_backward_stable(const double* a, const double* lu, const int32_t* piv, int64_t n, Dtype t,
-                               const std::string& what) {
-  Vec pa(a, a + n * n), L(n * n, 0.0), U(n * n, 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t p = piv[i] - 1;
-    ASSERT_TRUE(p >= i && p < n) << what << ": pivot " << piv[i] << " at " << i;
-    for (int64_t j = 0; j < n; ++j) std::swap(pa[i * n + j], pa[p * n + j]);
-  }
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) (j < i ? L : U)[i * n + j] = lu[i * n + j];
-  for (int64_t i = 0; i < n; ++i) L[i * n + i] = 1;
-  LD worst = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    LD row = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      LD s = -static_cast<LD>(pa[i * n + j]);
-      for (int64_t p = 0; p < n; ++p) s += static_cast<LD>(L[i * n + p]) * U[p * n + j];
-      row += s < 0 ? -s : s;
-    }
-    worst = std::max(worst, row);
-  }
-  const double bound = kC * n * unit_roundoff(t) * static_cast<double>(norm_inf(L.data(), n, n) * norm_inf(U.data(), n, n));
-  EXPECT_LE(static_cast<double>(worst), bound) << what;
-}
-
 // Random matrices (pivoting at most steps); n = 70, 100 and 128 exceed a
 // workgroup, 100 and 128 (float64: also 70) the shared-memory copy on 32 KiB
 // devices; k = 130 right-hand sides take three slices.

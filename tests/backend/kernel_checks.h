@@ -43,7 +43,17 @@ class DeviceKernels : public DeviceTest {
   bool storable(Dtype t) const { return capabilities(device()).can_store(t); }
   bool native(OpId op, Dtype t) const { return capabilities(device()).has_kernel(op, t); }
   std::string kind() const { return std::string(device().kind().name()); }
+  // Dtypes of ts the device holds under the current profile.
+  std::vector<Dtype> stored(std::initializer_list<Dtype> ts) const {
+    std::vector<Dtype> out;
+    for (Dtype t : ts)
+      if (storable(t)) out.push_back(t);
+    return out;
+  }
 };
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Raw bytes of a tensor (row-major), wherever it lives.
 inline std::vector<uint8_t> raw_bytes(const Tensor& t) {

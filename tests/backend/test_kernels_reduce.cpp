@@ -19,19 +19,7 @@
 namespace concord::test {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-class KernelsReduce : public DeviceKernels {
- protected:
-  // Dtypes the device holds under the current profile.
-  std::vector<Dtype> stored(std::initializer_list<Dtype> ts) const {
-    std::vector<Dtype> out;
-    for (Dtype t : ts)
-      if (storable(t)) out.push_back(t);
-    return out;
-  }
-};
+class KernelsReduce : public DeviceKernels {};
 
 // Reduction inputs: shapes chosen to reach every kernel layout (one work-item
 // per output; 16-lane groups per block and a tree over 1 or more blocks), and

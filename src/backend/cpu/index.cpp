@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/kernel_errors.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/loops.h"
 
@@ -56,11 +57,7 @@ void check_indices(const char* op, const Tensor& index, const Tensor& x, int64_t
   };
   if (index.dtype() == Dtype::int32) scan(int32_t{});
   else scan(int64_t{});
-  if (found)
-    throw ShapeError(std::string("[") + op + "] index " + std::to_string(bad) + " is out of range for dim " +
-                     std::to_string(dim) + " of size " + std::to_string(size) + " (input " +
-                     std::string(name(x.dtype())) + shape_str(x.shape()) + " on " + x.device().str() +
-                     "); indices must be in [0, " + std::to_string(size) + ") and negative indices are not allowed");
+  if (found) throw_index_out_of_range(op, bad, x, dim);
 }
 
 // out[..., i, ...] = x[..., idx(i), ...] along dim: x is viewed with stride 0

@@ -20,6 +20,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "backend/kernel_errors.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/vec_math.h"
 
@@ -211,12 +212,7 @@ void CpuBackend::lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor&
 void CpuBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) {
   // A bad pivot would swap rows outside the matrix: refuse before touching anything.
   const int64_t n = lu.size(1), count = pivots.numel();
-  const int32_t* piv = pivots.data<int32_t>();
-  for (int64_t i = 0; i < count; ++i)
-    if (piv[i] < 1 || piv[i] > n)
-      throw ValueError("[linalg.lu_solve] pivots must be in [1, " + std::to_string(n) + "], found " +
-                       std::to_string(piv[i]) + " at flat position " + std::to_string(i) +
-                       "; pass the pivots returned by lu_factor");
+  check_pivots(pivots.data<int32_t>(), count, n);
   by_dtype("lu_solve", lu.dtype(), [&](auto v) { lu_solve_typed<decltype(v)>(lu, pivots, b); });
 }
 

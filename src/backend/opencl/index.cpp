@@ -5,22 +5,11 @@
 // backend's ShapeError (naming the first bad index in row-major order).
 #include <string>
 
+#include "backend/kernel_errors.h"
 #include "backend/opencl/opencl_backend.h"
 
 namespace concord::detail::ocl {
 namespace {
-
-// The CPU backend's error for the first index (row-major) outside [0, size).
-void check_indices_on_host(const char* op, const Tensor& index, const Tensor& x, int64_t dim) {
-  const int64_t size = x.size(dim);
-  for (int64_t v : index.to_vector<int64_t>()) {
-    if (v >= 0 && v < size) continue;
-    throw ShapeError(std::string("[") + op + "] index " + std::to_string(v) + " is out of range for dim " +
-                     std::to_string(dim) + " of size " + std::to_string(size) + " (input " +
-                     std::string(name(x.dtype())) + shape_str(x.shape()) + " on " + x.device().str() +
-                     "); indices must be in [0, " + std::to_string(size) + ") and negative indices are not allowed");
-  }
-}
 
 // out = x gathered along dim by `iv` (the index viewed with out's shape).
 void take(OpenClBackend& be, const char* op, const Tensor& x, int64_t dim, const Tensor& index, const Tensor& iv,

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/kernel_errors.h"
 #include "backend/opencl/opencl_backend.h"
 
 namespace concord::detail::ocl {
@@ -119,11 +120,7 @@ void OpenClBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tenso
   std::vector<int32_t> piv(static_cast<size_t>(pivots.numel()));
   ctx_.read(buffer(pivots), static_cast<size_t>(pivots.offset()) * sizeof(int32_t), piv.size() * sizeof(int32_t),
             piv.data());
-  for (size_t i = 0; i < piv.size(); ++i)
-    if (piv[i] < 1 || piv[i] > n)
-      throw ValueError("[linalg.lu_solve] pivots must be in [1, " + std::to_string(n) + "], found " +
-                       std::to_string(piv[i]) + " at flat position " + std::to_string(i) +
-                       "; pass the pivots returned by lu_factor");
+  check_pivots(piv.data(), static_cast<int64_t>(piv.size()), n);
 }
 
 void OpenClBackend::cholesky(const Tensor& a, const Tensor& info) {

@@ -8,6 +8,7 @@
 // ShapeError naming the first bad index in row-major order and this device.
 #include <string>
 
+#include "backend/kernel_errors.h"
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
 
@@ -25,18 +26,6 @@ struct TriArgs {
   int64_t n, off, rows, cols, diag, lower;
   Geom gx;
 };
-
-// The error for the first index (row-major) outside [0, size), as the CPU words it.
-void check_indices_on_host(const char* op, const Tensor& index, const Tensor& x, int64_t dim) {
-  const int64_t size = x.size(dim);
-  for (int64_t v : index.to_vector<int64_t>()) {
-    if (v >= 0 && v < size) continue;
-    throw ShapeError(std::string("[") + op + "] index " + std::to_string(v) + " is out of range for dim " +
-                     std::to_string(dim) + " of size " + std::to_string(size) + " (input " +
-                     std::string(name(x.dtype())) + shape_str(x.shape()) + " on " + x.device().str() +
-                     "); indices must be in [0, " + std::to_string(size) + ") and negative indices are not allowed");
-  }
-}
 
 std::string item_variant(const char* kind, const Tensor& x) { return kind + std::to_string(itemsize(x.dtype())); }
 

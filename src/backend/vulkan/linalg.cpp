@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/kernel_errors.h"
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
 
@@ -143,11 +144,7 @@ void VulkanBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tenso
   std::vector<int32_t> piv(static_cast<size_t>(pivots.numel()));
   ctx_.read(buffer(pivots), static_cast<size_t>(pivots.offset()) * sizeof(int32_t), piv.size() * sizeof(int32_t),
             piv.data());
-  for (size_t i = 0; i < piv.size(); ++i)
-    if (piv[i] < 1 || piv[i] > n)
-      throw ValueError("[linalg.lu_solve] pivots must be in [1, " + std::to_string(n) + "], found " +
-                       std::to_string(piv[i]) + " at flat position " + std::to_string(i) +
-                       "; pass the pivots returned by lu_factor");
+  check_pivots(piv.data(), static_cast<int64_t>(piv.size()), n);
 }
 
 void VulkanBackend::cholesky(const Tensor& x, const Tensor& info) {
