@@ -103,6 +103,13 @@ struct Capabilities {
   // float16 arithmetic). Used only under Float16Policy::native (policy.h),
   // as Path::native_f16; a no-fp16 profile removes them.
   bool f16_kernel[kNumOps] = {};
+  // Per op: dtypes whose native kernel gives the CPU's bits, which the
+  // reproducible mode (policy.h) requires; a subset of native. The registry
+  // adds the ops whose error model is exact (or the same random bits) on
+  // every device, and the correctly rounded ones where the device promises
+  // round-to-nearest and kept subnormals; a backend adds what its kernels
+  // are built to match (the CPU's blocked summation order, say).
+  DtypeSet reproducible[kNumOps];
   // What the device promises about float arithmetic (float32, and float64
   // where it computes it): + - * / sqrt and conversions round to nearest
   // even, and subnormal inputs and results are kept rather than flushed to
@@ -116,6 +123,9 @@ struct Capabilities {
   bool can_store(Dtype t) const { return storable.has(t); }
   bool can_compute(Dtype t) const { return computable.has(t); }
   bool has_kernel(OpId op, Dtype t) const { return native[static_cast<int>(op)].has(t); }
+  bool has_reproducible_kernel(OpId op, Dtype t) const {
+    return reproducible[static_cast<int>(op)].has(t) && has_kernel(op, t);
+  }
   bool has_f16_kernel(OpId op) const { return f16_kernel[static_cast<int>(op)] && has_kernel(op, Dtype::float16); }
 };
 

@@ -15,9 +15,22 @@
 //                       (Path::native_f16; faster on GPUs, judged by float16
 //                       accumulation: a dot of 4096 ones gives 2048); the
 //                       others stay exact. `concord ops` shows them as H.
+// Reproducible mode: every op gives the same bits on every device that runs
+// it. A device runs an op natively in the mode only where its kernel gives
+// the CPU's bits (Capabilities::reproducible: exact ops everywhere, correctly
+// rounded ones on devices that promise rounding and subnormals, and what the
+// backend's kernels are built to match); every other op takes the counted CPU
+// fallback (or, under FallbackPolicy::strict, NotImplementedError). Never
+// silently weaker: `concord ops --reproducible` shows where each op runs, and
+// the report counts the runs made in the mode.
+//
+//   { concord::ReproducibleGuard g(true);
+//     auto y = concord::exp(x_on_opencl);   // the CPU's bits, wherever they were computed
+//   }
+//
 // Global (set_*), scoped per thread (the guards), or from the environment:
 // CONCORD_DTYPE_POLICY=downcast|strict, CONCORD_FALLBACK=cpu|strict,
-// CONCORD_FLOAT16=exact|native.
+// CONCORD_FLOAT16=exact|native, CONCORD_REPRODUCIBLE=0|1.
 //
 //   { concord::DtypePolicyGuard g(concord::DtypePolicy::strict);
 //     x.to("emu:0");   // throws UnsupportedDtypeError for a float64 x
@@ -40,9 +53,11 @@ enum class Float16Policy { exact, native };
 DtypePolicy dtype_policy();          // the scoped value if a guard is active on this thread, else global
 FallbackPolicy fallback_policy();
 Float16Policy float16_policy();
+bool reproducible();
 void set_dtype_policy(DtypePolicy p);        // global
 void set_fallback_policy(FallbackPolicy p);  // global
 void set_float16_policy(Float16Policy p);    // global
+void set_reproducible(bool on);              // global
 DtypePolicy parse_dtype_policy(std::string_view s);        // throws ValueError listing valid values
 FallbackPolicy parse_fallback_policy(std::string_view s);
 Float16Policy parse_float16_policy(std::string_view s);
@@ -76,6 +91,16 @@ class Float16PolicyGuard {
   ~Float16PolicyGuard();
   Float16PolicyGuard(const Float16PolicyGuard&) = delete;
   Float16PolicyGuard& operator=(const Float16PolicyGuard&) = delete;
+ private:
+  int saved_;
+};
+
+class ReproducibleGuard {
+ public:
+  explicit ReproducibleGuard(bool on);
+  ~ReproducibleGuard();
+  ReproducibleGuard(const ReproducibleGuard&) = delete;
+  ReproducibleGuard& operator=(const ReproducibleGuard&) = delete;
  private:
   int saved_;
 };

@@ -39,6 +39,7 @@ struct Report {
   std::vector<Entry> entries;        // sorted by op, device, dtype, path
   std::vector<Transfer> transfers;
   std::vector<std::string> warnings; // each warning given, in order
+  uint64_t reproducible_runs = 0;    // op runs made in the reproducible mode (policy.h)
   // Count for one key (0 if absent); device as a string, e.g. "emu:0".
   uint64_t count(std::string_view op, std::string_view device, Dtype dtype, Path path) const;
   uint64_t count(std::string_view op, Path path) const;     // over devices and dtypes

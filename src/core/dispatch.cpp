@@ -71,9 +71,12 @@ Support support(OpId op, const Device& device, Dtype dtype) {
     s.compute = float32;
     s.path = Path::downcast;
   }
-  if (!caps.has_kernel(op, s.compute)) {
+  // The reproducible mode takes only kernels that give the CPU's bits (policy.h).
+  const bool kernel = reproducible() ? caps.has_reproducible_kernel(op, s.compute) : caps.has_kernel(op, s.compute);
+  if (!kernel) {
     if (fallback_policy() == FallbackPolicy::strict) {
-      s.reason = "no " + std::string(name(s.compute)) + " kernel on " + device.str() + " and the fallback policy is strict";
+      s.reason = "no " + std::string(reproducible() ? "reproducible " : "") + std::string(name(s.compute)) +
+                 " kernel on " + device.str() + " and the fallback policy is strict";
       return s;
     }
     s.exec = kCPU;
@@ -81,7 +84,8 @@ Support support(OpId op, const Device& device, Dtype dtype) {
   } else if (s.path == Path::native && !caps.can_compute(s.compute)) {
     // Stored in the dtype, computed in float32, rounded once; or, where the
     // user declared it, computed in float16 by the device's own float16 kernel.
-    const bool f16 = s.compute == float16 && float16_policy() == Float16Policy::native && caps.has_f16_kernel(op);
+    const bool f16 = s.compute == float16 && float16_policy() == Float16Policy::native && !reproducible() &&
+                     caps.has_f16_kernel(op);
     s.path = f16 ? Path::native_f16 : Path::widened;
   }
   s.runs = true;
@@ -117,13 +121,14 @@ Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_
                     profile_note(device) + "; computing in float32 instead. Set CONCORD_DTYPE_POLICY=strict to make "
                     "this an error.");
     }
-    if (!s.runs)
-      throw NotImplementedError("[" + std::string(opn) + "] has no " + std::string(name(s.compute)) + " kernel on " +
-                                device.str() + profile_note(device) + where + kFallbackFix);
+    // In the reproducible mode a kernel that does not give the CPU's bits counts as none.
+    const bool repro = reproducible() && caps.has_kernel(op, s.compute);
+    const std::string missing = "[" + std::string(opn) + "] has no " + (repro ? "reproducible " : "") +
+                                std::string(name(s.compute)) + " kernel on " + device.str() + profile_note(device) +
+                                (repro ? " (reproducible mode: its kernel does not give the CPU's bits)" : "");
+    if (!s.runs) throw NotImplementedError(missing + where + kFallbackFix);
     if (s.path == Path::fallback)
-      warn_once(key(op, device, s.compute, Path::fallback),
-                "[" + std::string(opn) + "] has no " + std::string(name(s.compute)) + " kernel on " + device.str() +
-                    profile_note(device) + kFallbackNote);
+      warn_once(key(op, device, s.compute, Path::fallback) + (repro ? "|reproducible" : ""), missing + kFallbackNote);
   }
   p.backend = &backend_for(p.exec);
   // Linear algebra above the size the device's native kernels take runs through the CPU fallback.

@@ -35,10 +35,20 @@ std::atomic<int>& global_float16() {
       from_env("CONCORD_FLOAT16", Float16Policy::exact, parse_float16_policy))};
   return p;
 }
+bool parse_switch(std::string_view s) {
+  if (s == "1" || s == "on" || s == "true") return true;
+  if (s == "0" || s == "off" || s == "false") return false;
+  throw ValueError("[policy] CONCORD_REPRODUCIBLE='" + std::string(s) + "' is not a switch; use 1 or 0");
+}
+std::atomic<int>& global_reproducible() {
+  static std::atomic<int> p{from_env("CONCORD_REPRODUCIBLE", false, parse_switch) ? 1 : 0};
+  return p;
+}
 // -1: no guard on this thread.
 thread_local int tl_dtype = -1;
 thread_local int tl_fallback = -1;
 thread_local int tl_float16 = -1;
+thread_local int tl_reproducible = -1;
 
 }  // namespace
 
@@ -52,6 +62,10 @@ FallbackPolicy fallback_policy() {
 Float16Policy float16_policy() {
   return static_cast<Float16Policy>(tl_float16 >= 0 ? tl_float16 : global_float16().load(std::memory_order_relaxed));
 }
+bool reproducible() {
+  return (tl_reproducible >= 0 ? tl_reproducible : global_reproducible().load(std::memory_order_relaxed)) != 0;
+}
+void set_reproducible(bool on) { global_reproducible().store(on ? 1 : 0); }
 void set_dtype_policy(DtypePolicy p) { global_dtype().store(static_cast<int>(p)); }
 void set_fallback_policy(FallbackPolicy p) { global_fallback().store(static_cast<int>(p)); }
 void set_float16_policy(Float16Policy p) { global_float16().store(static_cast<int>(p)); }
@@ -81,6 +95,8 @@ FallbackPolicyGuard::FallbackPolicyGuard(FallbackPolicy p) : saved_(tl_fallback)
 FallbackPolicyGuard::~FallbackPolicyGuard() { tl_fallback = saved_; }
 Float16PolicyGuard::Float16PolicyGuard(Float16Policy p) : saved_(tl_float16) { tl_float16 = static_cast<int>(p); }
 Float16PolicyGuard::~Float16PolicyGuard() { tl_float16 = saved_; }
+ReproducibleGuard::ReproducibleGuard(bool on) : saved_(tl_reproducible) { tl_reproducible = on ? 1 : 0; }
+ReproducibleGuard::~ReproducibleGuard() { tl_reproducible = saved_; }
 
 namespace detail {
 struct WarningState {

@@ -2,12 +2,14 @@
 // capabilities, and the profile snapshots applied to them.
 #include "core/registry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
 
 #include "concord/error.h"
+#include "concord/op_table.h"
 #include "core/backend.h"
 
 namespace concord {
@@ -36,6 +38,29 @@ struct Entry {
 bool same(const Profile& a, const Profile& b) {
   return a.no_fp64 == b.no_fp64 && a.no_fp16 == b.no_fp16 && a.no_ops == b.no_ops;
 }
+
+}  // namespace
+
+namespace detail {
+void claim_reproducible_by_rule(Capabilities& c, const ReproducibleRule& rule) {
+  const bool floats = c.rounds_to_nearest && c.keeps_subnormals;
+  const DtypeSet float_dtypes{float16, bfloat16, float32, float64};
+  auto has = [](std::initializer_list<OpId> l, OpId op) { return std::find(l.begin(), l.end(), op) != l.end(); };
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    if (has(rule.except, op)) continue;
+    const ErrorModel m = op_def(op).model;
+    DtypeSet ok;
+    if (m == ErrorModel::same_bits) ok = c.native[i];
+    else if (m == ErrorModel::exact) ok = floats ? c.native[i] : c.native[i] - float_dtypes;
+    else if (m == ErrorModel::rounded || has(rule.cpu_order, op))
+      ok = floats && rule.nan_signs ? c.native[i] : c.native[i] - float_dtypes;
+    c.reproducible[i] = c.reproducible[i] | ok;
+  }
+}
+}  // namespace detail
+
+namespace {
 
 Capabilities apply(const Capabilities& raw, const Profile& p) {
   Capabilities c = raw;

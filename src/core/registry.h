@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <initializer_list>
+
 #include "concord/device.h"
 
 namespace concord::detail {
@@ -36,6 +38,25 @@ struct BackendDef {
   // Lines for `concord devices`: devices found but not usable, or why there are none.
   std::vector<std::string> (*notes)() = nullptr;
 };
+
+// The reproducible mode's rule (Capabilities::reproducible), which a device
+// backend applies at the end of capabilities(); the CPU's own kernels define
+// the bits. An op whose result is fully determined (error model exact, or
+// the CPU's random bits) gives the CPU's bits wherever its kernel passes
+// conformance; so does a correctly rounded one (one right answer) and one the
+// backend computes in the CPU's order (`cpu_order`: its reductions in the
+// CPU's blocked order, say). Floating dtypes only on a device that promises
+// round-to-nearest and kept subnormals (one that may flush a subnormal input
+// changes even a comparison), and, for the rounded and cpu_order ops, only
+// where `nan_signs`: a NaN made from non-NaN operands (0/0, inf - inf) has
+// the CPU's sign, which IEEE 754 leaves free. `except`: ops whose kernels the
+// backend knows to differ anyway.
+struct ReproducibleRule {
+  std::initializer_list<OpId> cpu_order;
+  std::initializer_list<OpId> except;
+  bool nan_signs = true;
+};
+void claim_reproducible_by_rule(Capabilities& c, const ReproducibleRule& rule);
 
 // At most this many kinds (per-thread autocast state is a fixed array of them).
 inline constexpr int kMaxDeviceKinds = 8;

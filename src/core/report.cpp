@@ -13,6 +13,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "concord/policy.h"
 #include "core/registry.h"
 
 namespace concord {
@@ -47,6 +48,7 @@ struct State {
   explicit State(int devices) : slots(static_cast<size_t>(devices)), tables(new std::atomic<Table*>[slots]()) {}
   size_t slots;
   std::unique_ptr<std::atomic<Table*>[]> tables;
+  std::atomic<uint64_t> reproducible_runs{0};
   std::mutex mu;  // guards everything below
   std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> transfers;
   std::vector<std::string> warnings;
@@ -75,6 +77,7 @@ void record(OpId op, const Device& d, Dtype t, Path path) {
   const int slot = device_ordinal(d);
   if (slot < 0) return;  // not a device of this process: nothing ran there
   table(s, slot).n[cell(op, t, path)].fetch_add(1, std::memory_order_relaxed);
+  if (path != Path::autocast && reproducible()) s.reproducible_runs.fetch_add(1, std::memory_order_relaxed);
 }
 
 void record_transfer(const Device& from, const Device& to, uint64_t bytes) {
@@ -114,6 +117,7 @@ Report report() {
   });
   for (const auto& [k, v] : s.transfers) r.transfers.push_back({k.first, k.second, v.first, v.second});
   r.warnings = s.warnings;
+  r.reproducible_runs = s.reproducible_runs.load(std::memory_order_relaxed);
   return r;
 }
 
@@ -124,6 +128,7 @@ void reset_report() {
   for (size_t i = 0; i < s.slots; ++i)
     if (detail::Table* t = s.tables[i].load(std::memory_order_acquire))
       for (auto& n : t->n) n.store(0, std::memory_order_relaxed);
+  s.reproducible_runs.store(0, std::memory_order_relaxed);
   std::lock_guard lock(s.mu);
   s.transfers.clear();
   s.warnings.clear();
@@ -160,6 +165,7 @@ std::string Report::str() const {
     os << line;
   }
   if (entries.empty()) os << "  (no ops ran)\n";
+  if (reproducible_runs > 0) os << "reproducible mode: on for " << reproducible_runs << " runs (the CPU's bits on every device)\n";
   os << "transfers\n";
   for (const auto& t : transfers) {
     std::snprintf(line, sizeof line, "  %-10s -> %-10s %14llu bytes in %llu copies\n", t.from.c_str(), t.to.c_str(),
@@ -203,7 +209,7 @@ std::string Report::json() const {
   }
   os << "],\"warnings\":[";
   for (size_t i = 0; i < warnings.size(); ++i) os << (i ? "," : "") << "\"" << json_escape(warnings[i]) << "\"";
-  os << "]}";
+  os << "],\"reproducible_runs\":" << reproducible_runs << "}";
   return os.str();
 }
 

@@ -1,6 +1,7 @@
 // Judging a parity case (concord/parity.h): reference on the CPU in float64
 // (or in the dtype, for exact ops), the device's result, and the op's error model.
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 
 #include "concord/creation.h"
@@ -69,6 +70,28 @@ Tensor flush_subnormals(const Tensor& x, Dtype compute) {
     if (e != 0 && std::fabs(e) < tiny) e = std::copysign(0.0, e), any = true;
   if (!any) return x;
   return from_host(v.data(), x.shape(), float64, kCPU).to(x.dtype()).to(x.device());
+}
+
+// "" when a and b hold the same bits, else the first element that differs.
+std::string bits_difference(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape()))
+    return "reproducible mode: " + std::string(name(a.dtype())) + shape_str(a.shape()) + " against the CPU's " +
+           std::string(name(b.dtype())) + shape_str(b.shape());
+  const Tensor x = a.to(kCPU).contiguous(), y = b.to(kCPU).contiguous();
+  const size_t isz = itemsize(a.dtype());
+  const auto* p = static_cast<const unsigned char*>(x.raw_data());
+  const auto* q = static_cast<const unsigned char*>(y.raw_data());
+  for (size_t i = 0; i < x.nbytes(); i += isz) {
+    if (std::memcmp(p + i, q + i, isz) == 0) continue;
+    uint64_t u = 0, v = 0;
+    std::memcpy(&u, p + i, isz);
+    std::memcpy(&v, q + i, isz);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "reproducible mode: element %zu has bits 0x%llx, the CPU's 0x%llx", i / isz,
+                  static_cast<unsigned long long>(u), static_cast<unsigned long long>(v));
+    return buf;
+  }
+  return "";
 }
 
 }  // namespace
@@ -204,6 +227,16 @@ ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t 
       }
     } catch (const Error&) {
       // the flushed reference raised: keep the first verdict
+    }
+  }
+  // The reproducible mode promises more: the CPU's bits in the same dtype, NaN payloads included.
+  // Where the device cannot hold the dtype (float64 downcast) the dtype policy decides, not the mode.
+  if (problem.empty() && reproducible() && capabilities(device).can_store(t) && c.model != ErrorModel::same_bits) {
+    try {
+      const Tensor cpu = c.run(inputs);
+      if (cpu.dtype() == actual.dtype()) problem = bits_difference(actual, cpu);  // else a result downcast
+    } catch (const Error& e) {
+      problem = std::string("the CPU raised in the reproducible mode: ") + e.what();
     }
   }
   if (!problem.empty()) {

@@ -86,6 +86,8 @@ int print_autocast(const OpsOptions& o, const std::vector<Device>& ds) {
 
 int cmd_ops(const OpsOptions& o) {
   const auto ds = devices();
+  // The matrix the dispatcher acts on in the mode: ops without a reproducible kernel show as F.
+  const ReproducibleGuard mode(o.reproducible || reproducible());
   if (o.autocast) return print_autocast(o, ds);
   if (o.json) {
     nlohmann::json j;

@@ -121,6 +121,8 @@ int cmd_parity(const ParityOptions& o) {
                   return std::find(ops.begin(), ops.end(), std::string(c.op_name())) == ops.end(); }), cases.end());
   const auto cfgs = configs(o);
   const bool tty = isatty(2);
+  // --reproducible: the judge then also demands the CPU's bits in the same dtype.
+  const ReproducibleGuard mode(o.reproducible || reproducible());
   // Warnings about adaptations are the verdicts here; keep the output a table.
   auto saved = set_warning_handler([](const std::string&) {});
 
@@ -173,11 +175,13 @@ int cmd_parity(const ParityOptions& o) {
       default: ++unsupported;
     }
   }
-  std::printf("concord parity%s: seed %llu; each cell lists dtypes b u8 i8 i16 i32 i64 f16 bf16 f32 f64:\n"
+  std::printf("concord parity%s%s: seed %llu; each cell lists dtypes b u8 i8 i16 i32 i64 f16 bf16 f32 f64:\n"
               "P pass  F FAIL  B ran via the CPU fallback (checked)  D float64 downcast to float32 (checked)  "
               "U unsupported (strict policy)  . not applicable\n"
-              "Z passed with subnormals flushed to zero (a device that does not promise to keep them)\n\n",
-              o.quick ? " --quick" : "", static_cast<unsigned long long>(o.seed));
+              "Z passed with subnormals flushed to zero (a device that does not promise to keep them)\n%s\n",
+              o.quick ? " --quick" : "", reproducible() ? " --reproducible" : "", static_cast<unsigned long long>(o.seed),
+              reproducible() ? "reproducible mode: P also means the CPU's bits in the same dtype, NaN payloads included\n"
+                             : "");
   std::printf("%-34s", "op | inputs");
   for (const auto& cfg : cfgs) std::printf(" %-16s", cfg.label.c_str());
   std::printf("\n");

@@ -8,7 +8,7 @@
 namespace concord::cli {
 
 struct OpsOptions {
-  bool markdown = false, json = false, autocast = false;
+  bool markdown = false, json = false, autocast = false, reproducible = false;
 };
 struct BenchOptions {
   std::string json, filter, device = "cpu", python = "/usr/bin/python3";
@@ -16,7 +16,7 @@ struct BenchOptions {
   bool no_torch = false;
 };
 struct ParityOptions {
-  bool quick = false, compare_paths = false;
+  bool quick = false, compare_paths = false, reproducible = false;
   std::string ops, dtypes, devices, json, markdown, inject;
   std::vector<std::string> profiles;
   uint64_t seed = 1234;

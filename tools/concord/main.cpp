@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   ops_cmd->add_flag("--markdown", ops.markdown, "Print as a Markdown table");
   ops_cmd->add_flag("--json", ops.json, "Print as JSON");
   ops_cmd->add_flag("--autocast", ops.autocast, "Print the autocast op table");
+  ops_cmd->add_flag("--reproducible", ops.reproducible, "Where each op runs in the reproducible mode (F: not reproducible there)");
 
   concord::cli::ParityOptions parity;
   auto* parity_cmd = app.add_subcommand("parity", "Run every op on every device against the float64 CPU reference");
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
   parity_cmd->add_option("--json", parity.json, "Write every case's verdict as JSON");
   parity_cmd->add_option("--markdown", parity.markdown, "Write the table as Markdown");
   parity_cmd->add_flag("--compare-paths", parity.compare_paths, "Also compare composites computed two ways");
+  parity_cmd->add_flag("--reproducible", parity.reproducible,
+                       "In the reproducible mode: every result must have the CPU's bits (same dtype)");
   parity_cmd->add_option("--inject-failure", parity.inject, "Perturb OP's device results (checks that failures fail)")
       ->group("");
 

@@ -11,7 +11,7 @@ Capabilities host_capabilities(const char* description) {
   c.storable = DtypeSet::all();
   c.computable = DtypeSet::all();
   c.computable.remove(float16).remove(bfloat16);
-  for (int i = 0; i < kNumOps; ++i) c.native[i] = op_dtypes(static_cast<OpId>(i));
+  for (int i = 0; i < kNumOps; ++i) c.native[i] = c.reproducible[i] = op_dtypes(static_cast<OpId>(i));
   c.description = description;
   return c;
 }

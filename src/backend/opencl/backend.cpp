@@ -54,6 +54,12 @@ Capabilities capabilities(int index) {
       throw DeviceError("[opencl] " + std::string(op_name(op)) + " is claimed but kernels/elementwise.cl has no case "
                         "for it (OP_" + std::string(op_name(op)) + "); add its case or stop claiming it");
   }
+  // The reproducible mode: reductions and cumsum run the CPU's blocked order
+  // (reduce.cl); remainder and floor_divide give +NaN where the CPU's fmod
+  // gives -NaN (x % 0, inf % y).
+  claim_reproducible_by_rule(c, {.cpu_order = {OpId::sum, OpId::mean, OpId::prod, OpId::var, OpId::std, OpId::norm,
+                                               OpId::cumsum},
+                                 .except = {OpId::remainder, OpId::floor_divide}});
   return c;
 }
 

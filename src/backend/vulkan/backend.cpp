@@ -49,6 +49,18 @@ Capabilities capabilities(int index) {
                         "' is not in this build; rebuild concord (glslc compiles src/backend/vulkan/shaders)");
   c.description = info.summary();
   c.details = info.details();
+  // The reproducible mode: reductions and cumsum run the CPU's blocked order,
+  // but a NaN made by a shader (0/0, sqrt(-1), inf - inf) is +NaN where the
+  // x86 CPU's is -NaN (seen on lavapipe), so their float dtypes stay with the
+  // CPU. Moves, selections and conversions do no float arithmetic here
+  // (conversions are integer work, dtypes.glsl): the CPU's bits whatever the
+  // float unit does with subnormals.
+  claim_reproducible_by_rule(c, {.cpu_order = {OpId::sum, OpId::mean, OpId::prod, OpId::var, OpId::std, OpId::norm,
+                                               OpId::cumsum},
+                                 .except = {},
+                                 .nan_signs = false});
+  for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
+    c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
   return c;
 }
 

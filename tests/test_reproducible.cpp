@@ -1,0 +1,213 @@
+// The reproducible mode (policy.h): every op, every dtype, on every device
+// gives the CPU's bits, NaN payloads included; ops whose kernel on a device
+// is not built to give them take the counted CPU fallback, and the mode is
+// never silently weaker. Checked over the parity cases (odd sizes,
+// transposed and broadcast views, NaN/inf/±0/subnormal inputs), the
+// scan-over-Linear case, and 1 against 2 threads.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "concord/concord.h"
+#include "concord/nn.h"
+#include "concord/op_table.h"
+#include "concord/parity.h"
+#include "support/devices.h"
+
+using namespace concord;
+
+namespace {
+
+std::vector<uint8_t> bits(const Tensor& t) {
+  Tensor h = t.to(kCPU).contiguous();
+  std::vector<uint8_t> b(h.nbytes());
+  if (!b.empty()) std::memcpy(b.data(), h.raw_data(), b.size());
+  return b;
+}
+
+// The first element whose bits differ, for the message.
+std::string first_difference(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape()))
+    return std::string(name(a.dtype())) + shape_str(a.shape()) + " vs " + std::string(name(b.dtype())) + shape_str(b.shape());
+  const auto x = bits(a), y = bits(b);
+  const size_t isz = itemsize(a.dtype());
+  for (size_t i = 0; i < x.size(); i += isz)
+    if (std::memcmp(x.data() + i, y.data() + i, isz) != 0) {
+      uint64_t u = 0, v = 0;
+      std::memcpy(&u, x.data() + i, isz);
+      std::memcpy(&v, y.data() + i, isz);
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "element %zu: bits 0x%llx vs the CPU's 0x%llx", i / isz,
+                    static_cast<unsigned long long>(u), static_cast<unsigned long long>(v));
+      return buf;
+    }
+  return "";
+}
+
+class ThreadCount {
+ public:
+  explicit ThreadCount(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
+  ~ThreadCount() { omp_set_num_threads(saved_); }
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+TEST(Reproducible, SwitchGuardAndReport) {
+  EXPECT_FALSE(reproducible());
+  const Tensor x = ones({3});
+  {
+    ReproducibleGuard g(true);
+    EXPECT_TRUE(reproducible());
+    reset_report();
+    (void)add(x, 1.0);
+    const Report r = report();
+    EXPECT_EQ(r.reproducible_runs, 1u) << r;
+    EXPECT_NE(r.str().find("reproducible mode: on"), std::string::npos) << r;
+    EXPECT_NE(r.json().find("\"reproducible_runs\":1"), std::string::npos) << r.json();
+  }
+  EXPECT_FALSE(reproducible());
+  reset_report();
+  (void)add(x, 1.0);
+  EXPECT_EQ(report().reproducible_runs, 0u);
+}
+
+class ReproducibleDevices : public concord::test::DeviceTest {};
+
+// The plan in the mode: native only where the kernel gives the CPU's bits,
+// the counted fallback (or, strict, NotImplementedError naming the mode) elsewhere.
+TEST_P(ReproducibleDevices, PlanTakesOnlyReproducibleKernels) {
+  const Capabilities& caps = capabilities(device());
+  ReproducibleGuard g(true);
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    for (Dtype t : kAllDtypes) {
+      const Support s = support(op, device(), t);
+      if (!s.runs || s.path == Path::downcast) continue;
+      const bool own = caps.has_reproducible_kernel(op, s.compute);
+      EXPECT_EQ(s.path == Path::fallback, !own) << op_name(op) << " " << name(t);
+    }
+  }
+  // Exact ops on integers never need the fallback.
+  EXPECT_NE(support(OpId::add, device(), int32).path, Path::fallback);
+  // Under strict fallback the refusal names the mode.
+  if (caps.has_kernel(OpId::exp, float32) && !caps.has_reproducible_kernel(OpId::exp, float32)) {
+    const Tensor x = ones({4}, float32, device());
+    FallbackPolicyGuard strict(FallbackPolicy::strict);
+    try {
+      (void)exp(x);
+      FAIL() << "no error under strict fallback";
+    } catch (const NotImplementedError& e) {
+      EXPECT_NE(std::string(e.what()).find("reproducible"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("[exp]", 0), 0u) << e.what();
+    }
+  }
+}
+
+// Every parity case, every dtype the device stores: the CPU's bits, NaN payloads included.
+TEST_P(ReproducibleDevices, EveryOpGivesTheCpusBits) {
+  ReproducibleGuard g(true);
+  std::map<std::string, int> paths;
+  int compared = 0;
+  for (const auto& c : concord::testing::parity_cases(true)) {
+    if (!c.run) continue;  // random ops: the same bits are the conformance suite's same_bits model
+    for (Dtype t : kAllDtypes) {
+      if (!op_def(c.op).dtypes.has(t) || !concord::test::can_store(GetParam(), t)) continue;
+      const Support s = support(c.op, device(), t);
+      if (!s.runs) continue;
+      const auto inputs = c.make(t, 11);
+      std::vector<Tensor> on_device;
+      for (const auto& x : inputs) on_device.push_back(x.to(device()));
+      Tensor want, got;
+      std::string want_err, got_err;
+      try { want = c.run(inputs); } catch (const Error& e) { want_err = e.what(); }
+      try { got = c.run(on_device); } catch (const Error& e) { got_err = e.what(); }
+      const std::string what = std::string(c.op_name()) + " | " + c.variant + " | " + std::string(name(t));
+      EXPECT_EQ(want_err.empty(), got_err.empty()) << what << ": cpu '" << want_err << "', device '" << got_err << "'";
+      if (!want_err.empty() || !got_err.empty()) continue;
+      // The same bits are promised in the same dtype: a result the device holds in another
+      // (float64 downcast on a device without it) is the dtype policy's business.
+      if (got.dtype() != want.dtype()) {
+        ++paths["other dtype"];
+        continue;
+      }
+      ++compared;
+      ++paths[std::string(name(s.path))];
+      const std::string diff = first_difference(got, want);
+      EXPECT_TRUE(diff.empty()) << what << " (" << name(s.path) << "): " << diff;
+    }
+  }
+  std::string summary;
+  for (const auto& [p, n] : paths) summary += " " + p + "=" + std::to_string(n);
+  RecordProperty("paths", summary);
+  std::printf("[ reproducible ] %s: %d cases,%s\n", GetParam().label.c_str(), compared, summary.c_str());
+  EXPECT_GT(compared, 500);
+  EXPECT_GT(paths["native"] + paths["widened"], 0) << "every case fell back: the mode proves nothing here";
+}
+
+// A scan of four Linear(128, 128) layers over [3, 4, 5, 128]: the same bits on
+// every device in the mode, and the same as the loop written by hand on the CPU.
+TEST_P(ReproducibleDevices, ScanOverLinearMatchesTheHandWrittenLoop) {
+  ReproducibleGuard g(true);
+  const Tensor xs = randn({3, 4, 5, 128}, float32, kCPU, 21);
+  std::vector<Tensor> w, b;
+  for (int l = 0; l < 4; ++l) {
+    w.push_back(mul(randn({128, 128}, float32, kCPU, 100 + l), 0.09));
+    b.push_back(mul(randn({128}, float32, kCPU, 200 + l), 0.1));
+  }
+  auto step = [](const std::vector<Tensor>& ws, const std::vector<Tensor>& bs) {
+    return [ws, bs](const Tensor& carry, const Tensor& x) {
+      Tensor h = add(x, carry);
+      for (size_t l = 0; l < ws.size(); ++l) h = tanh(linear(h, ws[l], bs[l]));
+      return std::pair<Tensor, Tensor>{h, h};
+    };
+  };
+  std::vector<Tensor> wd, bd;
+  for (int l = 0; l < 4; ++l) wd.push_back(w[l].to(device())), bd.push_back(b[l].to(device()));
+  const Tensor init = zeros({4, 5, 128}, float32, device());
+  const auto r = nn::scan(step(wd, bd), init, xs.to(device()));
+  // The loop by hand, on the CPU.
+  Tensor h = zeros({4, 5, 128});
+  std::vector<Tensor> ys;
+  for (int64_t t = 0; t < 3; ++t) {
+    h = add(xs.select(0, t), h);
+    for (int l = 0; l < 4; ++l) h = tanh(linear(h, w[l], b[l]));
+    ys.push_back(h);
+  }
+  EXPECT_EQ(first_difference(r.ys, stack(ys, 0)), "");
+  EXPECT_EQ(first_difference(r.carry, h), "");
+}
+
+// The CPU's bits do not depend on the thread count.
+TEST(Reproducible, SameBitsOnOneAndTwoThreads) {
+  ReproducibleGuard g(true);
+  int compared = 0;
+  for (const auto& c : concord::testing::parity_cases(true)) {
+    if (!c.run) continue;
+    for (Dtype t : {float32, float64, float16, int32}) {
+      if (!op_def(c.op).dtypes.has(t)) continue;
+      const auto inputs = c.make(t, 5);
+      Tensor one, two;
+      try {
+        { ThreadCount tc(1); one = c.run(inputs); }
+        { ThreadCount tc(2); two = c.run(inputs); }
+      } catch (const Error&) { continue; }
+      ++compared;
+      EXPECT_EQ(first_difference(two, one), "") << c.op_name() << " | " << c.variant << " | " << name(t);
+    }
+  }
+  EXPECT_GT(compared, 300);
+  // Products large enough for the BLAS to split the work between threads.
+  const Tensor a = randn({300, 400}, float32, kCPU, 1), b = randn({400, 500}, float32, kCPU, 2);
+  Tensor one, two;
+  { ThreadCount tc(1); one = matmul(a, b); }
+  { ThreadCount tc(2); two = matmul(a, b); }
+  EXPECT_EQ(first_difference(two, one), "") << "matmul 300x400 @ 400x500";
+}
+
+CONCORD_INSTANTIATE_DEVICES(ReproducibleDevices);
