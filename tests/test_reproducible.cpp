@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -148,6 +150,27 @@ TEST_P(ReproducibleDevices, EveryOpGivesTheCpusBits) {
   std::printf("[ reproducible ] %s: %d cases,%s\n", GetParam().label.c_str(), compared, summary.c_str());
   EXPECT_GT(compared, 500);
   EXPECT_GT(paths["native"] + paths["widened"], 0) << "every case fell back: the mode proves nothing here";
+}
+
+// Where a device claims a reproducible float32 exp, every float32 over the
+// range where exp is neither 0 nor inf (a million, all exponents), the edges
+// beyond it and the special values give the CPU's bits.
+TEST_P(ReproducibleDevices, Float32ExpOverItsRange) {
+  if (!capabilities(device()).has_reproducible_kernel(OpId::exp, float32))
+    GTEST_SKIP() << GetParam().label << " has no reproducible float32 exp: it runs on the CPU in the mode";
+  std::vector<float> v;
+  for (uint32_t i = 0; i < (1u << 20); ++i) {
+    const float f = -104.0f + 194.0f * (static_cast<float>(i) / static_cast<float>(1u << 20));
+    v.push_back(f);
+    v.push_back(std::ldexp(1.0f, static_cast<int>(i % 256) - 150) * (i & 1 ? -1.0f : 1.0f));  // tiny ones, subnormals
+  }
+  for (float f : {0.0f, -0.0f, 88.72283f, 88.72284f, -87.33655f, -103.97208f, -104.0f, 200.0f, -200.0f,
+                  std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()})
+    v.push_back(f);
+  const Tensor x = from_host(v.data(), {static_cast<int64_t>(v.size())}, float32, kCPU);
+  ReproducibleGuard g(true);
+  EXPECT_EQ(first_difference(exp(x.to(device())), exp(x)), "");
 }
 
 // A scan of four Linear(128, 128) layers over [3, 4, 5, 128]: the same bits on

@@ -45,16 +45,17 @@ namespace detail {
 void claim_reproducible_by_rule(Capabilities& c, const ReproducibleRule& rule) {
   const bool floats = c.rounds_to_nearest && c.keeps_subnormals;
   const DtypeSet float_dtypes{float16, bfloat16, float32, float64};
-  auto has = [](std::initializer_list<OpId> l, OpId op) { return std::find(l.begin(), l.end(), op) != l.end(); };
   for (int i = 0; i < kNumOps; ++i) {
     const OpId op = static_cast<OpId>(i);
-    if (has(rule.except, op)) continue;
+    if (std::find(rule.except.begin(), rule.except.end(), op) != rule.except.end()) continue;
     const ErrorModel m = op_def(op).model;
+    DtypeSet as_cpu = m == ErrorModel::rounded ? DtypeSet::all() : DtypeSet{};
+    for (const auto& [o, ts] : rule.as_cpu)
+      if (o == op) as_cpu = as_cpu | ts;
     DtypeSet ok;
     if (m == ErrorModel::same_bits) ok = c.native[i];
     else if (m == ErrorModel::exact) ok = floats ? c.native[i] : c.native[i] - float_dtypes;
-    else if (m == ErrorModel::rounded || has(rule.cpu_order, op))
-      ok = floats && rule.nan_signs ? c.native[i] : c.native[i] - float_dtypes;
+    else ok = c.native[i] & (floats && rule.nan_signs ? as_cpu : as_cpu - float_dtypes);
     c.reproducible[i] = c.reproducible[i] | ok;
   }
 }

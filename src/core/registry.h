@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <initializer_list>
+#include <utility>
 
 #include "concord/device.h"
 
@@ -44,15 +45,15 @@ struct BackendDef {
 // the bits. An op whose result is fully determined (error model exact, or
 // the CPU's random bits) gives the CPU's bits wherever its kernel passes
 // conformance; so does a correctly rounded one (one right answer) and one the
-// backend computes in the CPU's order (`cpu_order`: its reductions in the
-// CPU's blocked order, say). Floating dtypes only on a device that promises
+// backend computes as the CPU does (`as_cpu`, per op the dtypes: reductions in
+// the CPU's blocked order, the CPU's float32 exp). Floating dtypes only on a device that promises
 // round-to-nearest and kept subnormals (one that may flush a subnormal input
-// changes even a comparison), and, for the rounded and cpu_order ops, only
+// changes even a comparison), and, for the rounded and as_cpu ops, only
 // where `nan_signs`: a NaN made from non-NaN operands (0/0, inf - inf) has
 // the CPU's sign, which IEEE 754 leaves free. `except`: ops whose kernels the
 // backend knows to differ anyway.
 struct ReproducibleRule {
-  std::initializer_list<OpId> cpu_order;
+  std::initializer_list<std::pair<OpId, DtypeSet>> as_cpu;
   std::initializer_list<OpId> except;
   bool nan_signs = true;
 };

@@ -55,8 +55,9 @@ Capabilities capabilities(int index) {
   // CPU. Moves, selections and conversions do no float arithmetic here
   // (conversions are integer work, dtypes.glsl): the CPU's bits whatever the
   // float unit does with subnormals.
-  claim_reproducible_by_rule(c, {.cpu_order = {OpId::sum, OpId::mean, OpId::prod, OpId::var, OpId::std, OpId::norm,
-                                               OpId::cumsum},
+  const DtypeSet kAll = DtypeSet::all();
+  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
+                                            {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll}},
                                  .except = {},
                                  .nan_signs = false});
   for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
