@@ -173,6 +173,21 @@ TEST_P(ReproducibleDevices, Float32ExpOverItsRange) {
   EXPECT_EQ(first_difference(exp(x.to(device())), exp(x)), "");
 }
 
+// softmax where a device claims it: rows longer than one 4096-block, columns
+// of a transposed view, float32 and the halves.
+TEST_P(ReproducibleDevices, SoftmaxOverLongRowsAndViews) {
+  if (!capabilities(device()).has_reproducible_kernel(OpId::softmax, float32))
+    GTEST_SKIP() << GetParam().label << " has no reproducible softmax: it runs on the CPU in the mode";
+  ReproducibleGuard g(true);
+  for (Dtype t : {float32, float16, bfloat16}) {
+    const Tensor x = mul(randn({3, 10007}, float32, kCPU, 9), 6.0).to(t);
+    const Tensor xd = x.to(device());
+    EXPECT_EQ(first_difference(softmax(xd, 1), softmax(x, 1)), "") << name(t);
+    EXPECT_EQ(first_difference(softmax(xd.t(), 0), softmax(x.t(), 0)), "") << name(t);
+    EXPECT_EQ(first_difference(softmax(xd, 0), softmax(x, 0)), "") << name(t);
+  }
+}
+
 // A scan of four Linear(128, 128) layers over [3, 4, 5, 128]: the same bits on
 // every device in the mode, and the same as the loop written by hand on the CPU.
 TEST_P(ReproducibleDevices, ScanOverLinearMatchesTheHandWrittenLoop) {

@@ -55,12 +55,13 @@ Capabilities capabilities(int index) {
                         "for it (OP_" + std::string(op_name(op)) + "); add its case or stop claiming it");
   }
   // The reproducible mode: reductions and cumsum run the CPU's blocked order
-  // (reduce.cl), float32 exp is the CPU's exp_f32 (elementwise.cl); remainder and floor_divide give +NaN where the CPU's fmod
+  // (reduce.cl), float32 exp and softmax are the CPU's (common.cl); remainder and floor_divide give +NaN where the CPU's fmod
   // gives -NaN (x % 0, inf % y).
   const DtypeSet kAll = DtypeSet::all();
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
-                                            {OpId::exp, {float16, bfloat16, float32}}},
+                                            {OpId::exp, {float16, bfloat16, float32}},
+                                            {OpId::softmax, {float16, bfloat16, float32}}},
                                  .except = {OpId::remainder, OpId::floor_divide}});
   return c;
 }

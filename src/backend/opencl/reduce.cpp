@@ -2,8 +2,10 @@
 // (kernels/reduce.cl). Float results are the CPU backend's bits for sums,
 // means, products, max/min and norms: the kernels evaluate the CPU engine's
 // blocked order (reduce_impl.h), and never use atomics, so every run gives the
-// same bits. exp and log come from the OpenCL library, so logsumexp, softmax
-// and var/std's sqrt may differ from the CPU in the last bits.
+// same bits. softmax of float32 and the halves is the CPU's too (its exp_f32
+// and product by the reciprocal, common.cl); log and float64 exp come from the
+// OpenCL library, so logsumexp, log_softmax and float64 softmax may differ
+// from the CPU in the last bits.
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -39,6 +39,35 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+// ---------------------------------------------------------------- exp
+// exp of one float32: the CPU's exp_f32 (src/backend/cpu/vec_math.h, which
+// holds the derivation) operation for operation, uncontracted, hence the
+// CPU's bits (0.63 ULP at most). float64 keeps the library's exp.
+__constant float kExpT[8] = {0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
+                             0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f};
+__constant float kExpTlo[8] = {0.0f, -0x1.c15742p-27f, 0x1.4636e2p-25f, -0x1.593abcp-25f,
+                               0x1.9fcef4p-26f, 0x1.15506ep-27f, -0x1.a94b14p-26f, -0x1.822dbcp-27f};
+static inline float exp_f32(float x) {
+  x = x > 104.0f ? 104.0f : x;
+  x = x < -104.0f ? -104.0f : x;
+  const float shift = 12582912.0f;  // 1.5 * 2^23
+  const float t = x * 0x1.715476p+3f + shift;
+  const float kf = t - shift;
+  const float r = (x - kf * (2839.0f / 32768.0f)) - kf * 0x1.0bfbe8p-18f;
+  const int k = (int)(as_uint(t) - as_uint(shift));
+  const int j = k & 7, e = k >> 3, e1 = e >> 1, e2 = e - e1;
+  const float p = (r * (1.0f / 24.0f) + (1.0f / 6.0f)) * r + 0.5f;
+  const float q = r + (r * r) * p;
+  const float v = kExpT[j] + (kExpT[j] * q + kExpTlo[j]);
+  return (v * as_float((uint)(e1 + 127) << 23)) * as_float((uint)(e2 + 127) << 23);
+}
+// exp in a float accumulator: the CPU's exp_f32 for float (softmax's and
+// logsumexp's sums of exp(x - max)), the library's for double.
+static inline float __attribute__((overloadable)) exp_acc(float x) { return exp_f32(x); }
+#if CONCORD_HAS_FP64
+static inline double __attribute__((overloadable)) exp_acc(double x) { return exp(x); }
+#endif
+
 // ---------------------------------------------------------------- geometry
 #define MAX_DIMS 8
 typedef struct {

@@ -95,7 +95,7 @@ static inline acc_t red_map(val_t v, acc_t p) {
   const acc_t d = (acc_t)v - p;
   return d * d;
 #elif RED == RED_EXPSUM
-  return exp((acc_t)v - p);
+  return exp_acc((acc_t)v - p);
 #else
   return v != (val_t)0 ? (acc_t)1 : (acc_t)0;
 #endif
@@ -300,15 +300,16 @@ typedef ACC acc_t;
 #endif
 
 #if !SCAN_ULONG
-// softmax pass 3: out = exp(x - m) / s, or (x - m) - s for log_softmax (s = log of
-// the sum there). Elements in (output, reduced) order; out has the same split.
+// softmax pass 3: out = exp(x - m) * (1 / s) as the CPU computes it (a product
+// by the reciprocal), or (x - m) - s for log_softmax (s = log of the sum
+// there). Elements in (output, reduced) order; out has the same split.
 __kernel void softmax_out(__global const E_ST(XS)* x, Geom kg, Geom rg, Geom okg, Geom org, long n, long total,
                           __global const acc_t* m, __global const acc_t* s, int is_log, __global E_ST(OS)* out) {
   const long t = get_global_id(0);
   if (t >= total) return;
   const long o = t / n, i = t - o * n;
   const acc_t d = (acc_t)XLOAD(x, geom_offset(kg, o) + red_off(rg, i)) - m[o];
-  const acc_t r = is_log ? d - s[o] : exp(d) / s[o];
+  const acc_t r = is_log ? d - s[o] : exp_acc(d) * ((acc_t)1 / s[o]);
   out[geom_offset(okg, o) + red_off(org, i)] = E_CVT(OS, AS)(r);
 }
 #endif
