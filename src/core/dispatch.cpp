@@ -225,17 +225,28 @@ void Dispatch::prepare_slow(const Plan& p, const Arg& a, size_t i, Inputs& in) c
   const bool move = t.storage()->device != p.exec;
   const bool cast = a.prep == Prep::compute && t.dtype() != p.compute;
   const bool expand = a.shape && !(t.shape() == *a.shape);
-  Tensor& st = in.store_[i].emplace(move ? t.to(p.exec) : t);
-  if (cast) st = st.to(p.compute);
+  Tensor& st = in.store_[i].emplace(move || cast ? moved_cast(t, p.exec, cast ? p.compute : t.dtype()) : t);
   if (expand) st = st.expand(*a.shape);
   in.ptr_[i] = &st;
 }
 
+Tensor moved_cast(const Tensor& t, const Device& to, Dtype dtype) {
+  // A broadcast (stride-0) dim is moved and converted once, then expanded
+  // again where the kernel runs: a fallback of x + y.expand(...) moves y's
+  // own bytes, not the expansion's.
+  Shape small = t.shape();
+  bool expanded = false;
+  for (size_t d = 0; d < small.size(); ++d)
+    if (t.strides()[d] == 0 && small[d] > 1) small[d] = 1, expanded = true;
+  Tensor r = expanded ? Tensor(t.storage(), small, t.strides(), t.offset(), t.dtype()) : t;
+  if (r.device() != to) r = r.to(to);
+  if (r.dtype() != dtype) r = r.to(dtype);
+  return expanded ? r.expand(t.shape()) : r;
+}
+
 Tensor prepare_input(const Plan& p, const Tensor& t) {
-  Tensor r = t;
-  if (r.device() != p.exec) r = r.to(p.exec);
-  if (r.dtype() != p.compute) r = r.to(p.compute);
-  return r;
+  if (t.device() == p.exec && t.dtype() == p.compute) return t;
+  return moved_cast(t, p.exec, p.compute);
 }
 
 void Dispatch::rethrow_from_fallback(const Plan& p) {
