@@ -92,7 +92,7 @@ namespace concord::detail {
 Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_t n) {
   const Support s = support(op, device, dtype);
   Plan p{op, device, s.exec, dtype, s.compute, s.path, nullptr};
-  const std::string_view opn = op_name(op);
+  const std::string opn = op_label(op);
   auto where_str = [&] {
     const std::string shapes = operands();
     return shapes.empty() ? std::string() : " (inputs " + shapes + ")";
@@ -144,13 +144,12 @@ Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_
 Dtype storage_dtype(const char* op, const Device& device, Dtype dtype) {
   const Capabilities& caps = capabilities(device);
   if (caps.can_store(dtype)) return dtype;
-  const std::string opn(op);
+  OpId id = OpId::copy;
+  const std::string opn = parse_op(op, &id) ? op_label(id) : std::string(op);
   if (dtype_policy() == DtypePolicy::strict)
     throw UnsupportedDtypeError("[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() +
                                 profile_note(device) + "; nothing was allocated. Use float32, or set "
                                 "CONCORD_DTYPE_POLICY=downcast to convert to float32 automatically.");
-  OpId id = OpId::copy;
-  parse_op(op, &id);
   warn_once(key(id, device, dtype, Path::downcast),
             "[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() + profile_note(device) +
                 "; the tensor becomes float32 there. Set CONCORD_DTYPE_POLICY=strict to make this an error.");
@@ -169,7 +168,7 @@ Dispatch::Dispatch(OpId op) : op_(op) {}
 Dispatch::~Dispatch() { delete cast_; }
 
 void Dispatch::too_many() const {
-  throw ValueError("[" + std::string(op_name(op_)) + "] internal: more than 4 autocast inputs");
+  throw ValueError("[" + op_label(op_) + "] internal: more than 4 autocast inputs");
 }
 
 // Each tensor input on its own: counted once, under the first changed input's dtype.
@@ -212,7 +211,7 @@ Tensor scalar_input(const Plan& p, const Scalar& s, Dtype t) {
 
 void Dispatch::prepare_slow(const Plan& p, const Arg& a, size_t i, Inputs& in) const {
   if (i >= Inputs::kMax)
-    throw ValueError("[" + std::string(op_name(op_)) + "] internal: more than 4 prepared inputs; use Prep::none");
+    throw ValueError("[" + op_label(op_) + "] internal: more than 4 prepared inputs; use Prep::none");
   if (!a.tensor) {
     Tensor& st = in.store_[i].emplace(scalar_input(p, *a.number, p.compute));
     if (a.shape) st = st.expand(*a.shape);
@@ -251,7 +250,7 @@ Tensor prepare_input(const Plan& p, const Tensor& t) {
 
 void Dispatch::rethrow_from_fallback(const Plan& p) {
   const auto amend = [&](const Error& e) {
-    return std::string(e.what()) + " (raised by the CPU fallback that ran " + std::string(op_name(p.op)) + " for " +
+    return std::string(e.what()) + " (raised by the CPU fallback that ran " + op_label(p.op) + " for " +
            p.device.str() + ")";
   };
   try {
