@@ -238,8 +238,10 @@ Tensor moved_cast(const Tensor& t, const Device& to, Dtype dtype) {
   for (size_t d = 0; d < small.size(); ++d)
     if (t.strides()[d] == 0 && small[d] > 1) small[d] = 1, expanded = true;
   Tensor r = expanded ? Tensor(t.storage(), small, t.strides(), t.offset(), t.dtype()) : t;
-  if (r.device() != to) r = r.to(to);
-  if (r.dtype() != dtype) r = r.to(dtype);
+  // Converted where it lives when that device holds the dtype (a float64 0-dim
+  // host operand of a float32 op reaches a float64-less device as float32).
+  if (r.device() != to) r = r.to(to, dtype);
+  else if (r.dtype() != dtype) r = r.to(dtype);
   return expanded ? r.expand(t.shape()) : r;
 }
 
