@@ -175,7 +175,7 @@ TEST(ConcurrencyWarnings, OneWarningPerKeyUnderRaces) {
   EXPECT_TRUE(has("[copy] float64 is not supported on emu:0"));
   EXPECT_TRUE(has("[fill] float64 is not supported on emu:0"));
   EXPECT_TRUE(has("[sum] float64 is not supported on emu:0"));
-  EXPECT_TRUE(has("[solve] has no float32 kernel on emu:0"));
+  EXPECT_TRUE(has("[linalg.solve] has no float32 kernel on emu:0"));
   EXPECT_EQ(report().warnings.size(), given.size());  // the report keeps each warning once too
   EXPECT_EQ(report().count("solve", "emu:0", float32, Path::fallback), static_cast<uint64_t>(kThreads * kRounds));
 }

@@ -240,6 +240,82 @@ TEST_P(SpectralNormTest, Errors) {
   EXPECT_THROW(nn::SpectralNorm(zeros({2, 2}, int32, device())), DtypeError);
 }
 
+// A known state, as a PyTorch model holds it: W [3, 4], _u and _v set by hand.
+// PyTorch 1.13 (float64, parametrizations.spectral_norm, after copying these
+// into _u/_v) gives one training iteration's u, v below and eval's W / -0.3.
+const Vec kSnW = {0.5, -1.25, 2.0, 0.75, 1.5, 0.25, -0.5, 1.0, -0.75, 2.5, 1.25, -1.5};
+const Vec kSnU = {0.6, -0.8, 0.0}, kSnV = {0.5, 0.5, 0.5, 0.5};
+const Vec kTorchU1 = {0.5946353169977331, 0.6689647316224497, 0.4459764877482998};
+const Vec kTorchV1 = {0.5226988667334469, 0.29150513721672994, 0.7639444975334992, 0.24124563080005243};
+
+TEST_P(SpectralNormTest, SetUVFromAKnownState) {
+  const Tensor W = make(kSnW, {3, 4}, dtype(), device());
+  const Mat m = host_matrix(W);
+  const Bounds b = spectral_bound(dtype(), 3, 4);
+  nn::SpectralNorm sn(W, 1, 0, 1e-12, 5);
+  // Given as float64 host tensors (as read from a checkpoint): rounded once to the weight's dtype, moved.
+  sn.set_u(from_host(kSnU.data(), {3}, float64, kCPU));
+  sn.set_v(from_host(kSnV.data(), {4}, float64, kCPU));
+  ASSERT_EQ(sn.u().dtype(), dtype());
+  ASSERT_EQ(sn.v().device(), device());
+  Vec ur(3), vr(4);  // rounded once to the dtype, not normalised
+  for (size_t i = 0; i < 3; ++i) ur[i] = round_to(dtype(), kSnU[i]);
+  for (size_t i = 0; i < 4; ++i) vr[i] = round_to(dtype(), kSnV[i]);
+  EXPECT_EQ(host(sn.u()), ur);
+  EXPECT_EQ(host(sn.v()), vr);
+  // Eval: sigma = dot(u, W v) from the given state (-0.3 in float64), by a float64 loop.
+  sn.eval();
+  ASSERT_NEAR(sigma_of(m, kSnU, kSnV), -0.3, 1e-15);
+  const double sigma0 = sigma_of(m, ur, vr);
+  Vec o = host(sn());
+  for (size_t i = 0; i < o.size(); ++i) {
+    const double ref = m.a[i] / sigma0;
+    ASSERT_LE(std::fabs(o[i] - ref), b.rel * std::fabs(ref) + 0.5 * ulp(dtype(), ref)) << "element " << i;
+  }
+  // Training: one iteration from the given state, against a float64 power
+  // iteration and against PyTorch's recorded u, v.
+  sn.train();
+  Vec u = kSnU, v = kSnV;
+  power(m, u, v, 1, 1e-12);
+  ASSERT_LE(max_diff(u, kTorchU1), 1e-15);  // the reference loop is PyTorch's
+  ASSERT_LE(max_diff(v, kTorchV1), 1e-15);
+  u = ur, v = vr;
+  power(m, u, v, 1, 1e-12);
+  const double sigma = sigma_of(m, u, v);
+  o = host(sn());
+  EXPECT_LE(max_diff(host(sn.u()), u), b.vec);
+  EXPECT_LE(max_diff(host(sn.v()), v), 2 * b.vec);
+  for (size_t i = 0; i < o.size(); ++i) {
+    const double ref = m.a[i] / sigma;
+    ASSERT_LE(std::fabs(o[i] - ref), b.rel * std::fabs(ref) + 0.5 * ulp(dtype(), ref)) << "element " << i;
+  }
+  // The module holds a copy: writing into the tensor it was given changes nothing.
+  Tensor mine = make(kSnU, {3}, dtype(), device());
+  sn.set_u(mine);
+  mine.copy_(zeros({3}, dtype(), device()));
+  EXPECT_EQ(host(sn.u()), ur);
+}
+
+TEST_P(SpectralNormTest, SetUVErrorsLeaveTheModuleUnchanged) {
+  const Tensor W = make(kSnW, {3, 4}, dtype(), device());
+  nn::SpectralNorm sn(W, 1, 0, 1e-12, 6);
+  const Bits u0 = bits(sn.u()), v0 = bits(sn.v());
+  EXPECT_THROW(sn.set_u(zeros({4}, dtype(), device())), ShapeError);
+  EXPECT_THROW(sn.set_v(zeros({3}, dtype(), device())), ShapeError);
+  EXPECT_THROW(sn.set_u(zeros({3}, int32, device())), DtypeError);
+  EXPECT_THROW(sn.set_v(Tensor()), ValueError);
+  try {
+    sn.set_v(zeros({2, 2}, dtype(), device()));
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[SpectralNorm.set_v] v must have shape [4]", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(bits(sn.u()), u0);
+  EXPECT_EQ(bits(sn.v()), v0);
+  nn::SpectralNorm one(make(values(3, dtype(), 7), {3}, dtype(), device()));
+  EXPECT_THROW(one.set_u(zeros({3}, dtype(), device())), ValueError);
+}
+
 CONCORD_INSTANTIATE_NN(SpectralNormTest);
 
 TEST(SpectralNormAutocast, Float32WeightInsideAScope) {

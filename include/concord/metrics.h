@@ -16,14 +16,29 @@
 // Tasks (chosen with the factory functions):
 //   binary      pred and target have the same shape (any); target holds 0/1 as bool or
 //               integers. pred: bool / integer 0/1 labels, or floating scores, positive
-//               when score > threshold (default 0.5; pass threshold 0 for logits),
-//               compared exactly whatever the scores' dtype (no rounding of the threshold).
+//               when score > threshold (default 0.5; pass threshold 0 for logits).
 //   multiclass  target [N, ...] integer labels in [0, num_classes). pred: integer labels
 //               of target's shape, or floating scores [N, num_classes, ...] (class dim 1),
 //               turned into labels with argmax over the class dim (first maximum wins).
 //   multilabel  target [N, num_labels, ...] of 0/1 (bool or integers). pred: same shape,
 //               0/1 labels or floating scores thresholded as in binary.
 //   Every element of target (with its extra dims) is one sample.
+//
+// The threshold rule: score > threshold is decided exactly, between the score's
+// value in its own dtype and the threshold as the double given, on every device
+// (the threshold is never rounded to the scores' dtype). torchmetrics rounds the
+// threshold to the scores' dtype first, so the two can differ for a float16,
+// bfloat16 or float32 score within one rounding of the threshold: a float16
+// score of 0.50048828125 at threshold 0.5003 is positive here, negative there.
+// Floating scores may live on the CPU while target lives on a device: they are
+// thresholded (binary, multilabel) or argmax'ed (multiclass) on the CPU in their
+// own dtype and only the labels move to the target's device, where the counts
+// stay. That is how float64 scores keep the CPU's answer with a device without
+// float64: a score of 0.50000000001 at 0.5 is positive on cpu and, passed on the
+// CPU, with counts on emu:0 (scores moved there first become float32 0.5, a
+// downcast that is warned and counted, and are negative).
+//   auto acc = concord::metrics::Accuracy::binary();
+//   acc.update(scores_f64_on_cpu, labels_on_emu0);   // counts on emu:0
 //
 // Averages (multiclass and multilabel; binary always scores the positive class),
 // as torchmetrics / PyTorch-Ignite define them:
@@ -46,7 +61,8 @@
 //                         amin/amax on the device) before touching the state: on error it
 //                         throws (DeviceError, DtypeError, ShapeError, ValueError) and the
 //                         state is unchanged. The first update binds the state to the
-//                         inputs' device; a later update on another device is a DeviceError.
+//                         inputs' device (target's, for scores on the CPU; see the
+//                         threshold rule); a later update on another device is a DeviceError.
 //                         An update with zero samples only validates.
 //   compute()             a cpu float64 tensor: 0-dim, or [C] for average none.
 //                         NotComputableError before any sample was seen.

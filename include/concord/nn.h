@@ -93,15 +93,31 @@ class SpectralNorm {
   bool training() const { return training_; }
 
   const Tensor& weight() const { return weight_; }
-  // The current estimates (undefined for a 1-D weight).
+  // The current estimates, PyTorch's _u [h] and _v [w] buffers (undefined for
+  // a 1-D weight). Each iteration makes new tensors: a reference read here
+  // keeps the value it had.
   const Tensor& u() const { return u_; }
   const Tensor& v() const { return v_; }
+  // Sets the estimates as they are (not normalised), to continue from a known
+  // state such as a PyTorch model's _u and _v: the values are copied, rounded
+  // once to the weight's dtype and moved to its device (any source device and
+  // floating dtype; float64 host data is converted on the host). The next
+  // forward() starts its iterations from them (eval mode: sigma = dot(u, W v)
+  // directly).
+  //   sn.eval(); sn.set_u(u_from_torch); sn.set_v(v_from_torch);
+  //   auto w = sn();                      // weight / dot(u, W v)
+  // Errors, leaving the module unchanged: a 1-D weight (ValueError: it has no
+  // u, v), an undefined or non-floating tensor (ValueError/DtypeError), a
+  // shape other than [h] / [w] (ShapeError).
+  void set_u(const Tensor& u);
+  void set_v(const Tensor& v);
   // W [h, w] as the iteration sees it (a view of the weight when possible).
   Tensor weight_matrix() const;
 
  private:
   void power_method(const Tensor& w, int64_t iterations);
   Tensor normalize(const Tensor& t) const;
+  Tensor checked_estimate(const Tensor& t, const char* which, int64_t size) const;
 
   Tensor weight_, u_, v_;
   int64_t iterations_, dim_;

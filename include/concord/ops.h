@@ -2,7 +2,14 @@
 //
 // Every op takes one path through the dispatcher: validate -> result dtype ->
 // autocast -> capability check and policy -> kernel -> record in the report.
-// Operands of an op must live on the same device (move them with .to()).
+// Operands of an op must live on the same device (move them with .to()),
+// except that the elementwise ops (binary ops, their operators, where) take a
+// 0-dim CPU tensor with a tensor on any device, as PyTorch does: it is moved
+// to that device (its one element, counted in the report's transfers) and
+// promotes as a 0-dim tensor (its dtype counts only when its category --
+// bool < integer < floating -- is higher than the dimensioned operands'):
+//   auto s = concord::scalar_tensor(0.5, concord::float64);   // on the CPU
+//   auto y = concord::mul(x_emu_f32, s);                      // float32 on emu:0
 //
 // Elementwise ops broadcast like NumPy and accept Tensor or C++ numbers:
 //   auto y = concord::add(x, 2.5);   // int32 x -> float32 y

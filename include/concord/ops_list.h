@@ -147,6 +147,10 @@ inline constexpr int kNumOps = 0
     ;
 
 std::string_view op_name(OpId op);
+// The op's one spelling in messages ("[linalg.solve] ..."): op_name, with
+// "linalg." before the linalg family's ops, as they are called (linalg::solve).
+// Report entries and CONCORD profiles use op_name.
+std::string op_label(OpId op);
 std::string_view op_family(OpId op);
 // Returns false if the name is unknown.
 bool parse_op(std::string_view name, OpId* out);

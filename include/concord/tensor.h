@@ -81,6 +81,8 @@ class Tensor {
   Tensor clone() const;
   Tensor to(Dtype dtype) const;          // self if same dtype
   Tensor to(const Device& device) const; // follows the dtype policy for the target device
+  // Converted where the data lives when that device holds dtype, then moved
+  // (no downcast when dtype is one the target has); else moved, then converted.
   Tensor to(const Device& device, Dtype dtype) const;
   // Copies src (broadcast to this shape, any dtype, any device) into this tensor, in place.
   Tensor& copy_(const Tensor& src);

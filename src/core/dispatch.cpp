@@ -99,7 +99,7 @@ namespace concord::detail {
 Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_t n) {
   const Support s = support(op, device, dtype);
   Plan p{op, device, s.exec, dtype, s.compute, s.path, nullptr};
-  const std::string_view opn = op_name(op);
+  const std::string opn = op_label(op);
   auto where_str = [&] {
     const std::string shapes = operands();
     return shapes.empty() ? std::string() : " (inputs " + shapes + ")";
@@ -152,13 +152,12 @@ Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_
 Dtype storage_dtype(const char* op, const Device& device, Dtype dtype) {
   const Capabilities& caps = capabilities(device);
   if (caps.can_store(dtype)) return dtype;
-  const std::string opn(op);
+  OpId id = OpId::copy;
+  const std::string opn = parse_op(op, &id) ? op_label(id) : std::string(op);
   if (dtype_policy() == DtypePolicy::strict)
     throw UnsupportedDtypeError("[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() +
                                 profile_note(device) + "; nothing was allocated. Use float32, or set "
                                 "CONCORD_DTYPE_POLICY=downcast to convert to float32 automatically.");
-  OpId id = OpId::copy;
-  parse_op(op, &id);
   warn_once(key(id, device, dtype, Path::downcast),
             "[" + opn + "] " + std::string(name(dtype)) + " is not supported on " + device.str() + profile_note(device) +
                 "; the tensor becomes float32 there. Set CONCORD_DTYPE_POLICY=strict to make this an error.");
@@ -177,7 +176,7 @@ Dispatch::Dispatch(OpId op) : op_(op) {}
 Dispatch::~Dispatch() { delete cast_; }
 
 void Dispatch::too_many() const {
-  throw ValueError("[" + std::string(op_name(op_)) + "] internal: more than 4 autocast inputs");
+  throw ValueError("[" + op_label(op_) + "] internal: more than 4 autocast inputs");
 }
 
 // Each tensor input on its own: counted once, under the first changed input's dtype.
@@ -220,7 +219,7 @@ Tensor scalar_input(const Plan& p, const Scalar& s, Dtype t) {
 
 void Dispatch::prepare_slow(const Plan& p, const Arg& a, size_t i, Inputs& in) const {
   if (i >= Inputs::kMax)
-    throw ValueError("[" + std::string(op_name(op_)) + "] internal: more than 4 prepared inputs; use Prep::none");
+    throw ValueError("[" + op_label(op_) + "] internal: more than 4 prepared inputs; use Prep::none");
   if (!a.tensor) {
     Tensor& st = in.store_[i].emplace(scalar_input(p, *a.number, p.compute));
     if (a.shape) st = st.expand(*a.shape);
@@ -233,22 +232,35 @@ void Dispatch::prepare_slow(const Plan& p, const Arg& a, size_t i, Inputs& in) c
   const bool move = t.storage()->device != p.exec;
   const bool cast = a.prep == Prep::compute && t.dtype() != p.compute;
   const bool expand = a.shape && !(t.shape() == *a.shape);
-  Tensor& st = in.store_[i].emplace(move ? t.to(p.exec) : t);
-  if (cast) st = st.to(p.compute);
+  Tensor& st = in.store_[i].emplace(move || cast ? moved_cast(t, p.exec, cast ? p.compute : t.dtype()) : t);
   if (expand) st = st.expand(*a.shape);
   in.ptr_[i] = &st;
 }
 
+Tensor moved_cast(const Tensor& t, const Device& to, Dtype dtype) {
+  // A broadcast (stride-0) dim is moved and converted once, then expanded
+  // again where the kernel runs: a fallback of x + y.expand(...) moves y's
+  // own bytes, not the expansion's.
+  Shape small = t.shape();
+  bool expanded = false;
+  for (size_t d = 0; d < small.size(); ++d)
+    if (t.strides()[d] == 0 && small[d] > 1) small[d] = 1, expanded = true;
+  Tensor r = expanded ? Tensor(t.storage(), small, t.strides(), t.offset(), t.dtype()) : t;
+  // Converted where it lives when that device holds the dtype (a float64 0-dim
+  // host operand of a float32 op reaches a float64-less device as float32).
+  if (r.device() != to) r = r.to(to, dtype);
+  else if (r.dtype() != dtype) r = r.to(dtype);
+  return expanded ? r.expand(t.shape()) : r;
+}
+
 Tensor prepare_input(const Plan& p, const Tensor& t) {
-  Tensor r = t;
-  if (r.device() != p.exec) r = r.to(p.exec);
-  if (r.dtype() != p.compute) r = r.to(p.compute);
-  return r;
+  if (t.device() == p.exec && t.dtype() == p.compute) return t;
+  return moved_cast(t, p.exec, p.compute);
 }
 
 void Dispatch::rethrow_from_fallback(const Plan& p) {
   const auto amend = [&](const Error& e) {
-    return std::string(e.what()) + " (raised by the CPU fallback that ran " + std::string(op_name(p.op)) + " for " +
+    return std::string(e.what()) + " (raised by the CPU fallback that ran " + op_label(p.op) + " for " +
            p.device.str() + ")";
   };
   try {

@@ -228,6 +228,10 @@ class Dispatch {
   Cast* cast_ = nullptr;  // owned (a raw pointer: the constructors are inline, Cast is not)
 };
 
+// t on device `to` in `dtype`; dims t broadcasts (stride 0) stay broadcast:
+// only the unexpanded data is moved and converted. The inputs' one path.
+Tensor moved_cast(const Tensor& t, const Device& to, Dtype dtype);
+
 // For bodies that take an input with Prep::none: t moved to the plan's exec
 // device and cast to its compute dtype (t itself when both already match).
 Tensor prepare_input(const Plan& p, const Tensor& t);

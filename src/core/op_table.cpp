@@ -48,6 +48,11 @@ const OpDef* const g_op_table = kTable;
 
 std::string_view op_name(OpId op) { return op_def(op).name; }
 
+std::string op_label(OpId op) {
+  const OpDef& d = op_def(op);
+  return (d.family == OpFamily::linalg ? "linalg." : "") + std::string(d.name);
+}
+
 std::string_view op_family(OpId op) { return name(kTable[static_cast<int>(op)].family); }
 
 bool parse_op(std::string_view name, OpId* out) {

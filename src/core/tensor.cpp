@@ -49,7 +49,14 @@ Tensor Tensor::to(Dtype dtype) const {
   return out;
 }
 
-Tensor Tensor::to(const Device& device, Dtype dtype) const { return to(device).to(dtype); }
+// The one place a (device, dtype) move is ordered: convert where the data is
+// when that device holds the target dtype (float64 made on the host reaches a
+// float64-less device as the float32 asked for, rounded once, and nothing is
+// downcast), else move first and convert there.
+Tensor Tensor::to(const Device& device, Dtype dtype) const {
+  if (dtype != dtype_ && capabilities(this->device()).can_store(dtype)) return to(dtype).to(device);
+  return to(device).to(dtype);
+}
 
 namespace {
 // Copies the bytes of a contiguous tensor to another device (host memory in between when neither is the host).
@@ -107,10 +114,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   // device is converted where it lives (when that device holds the dtype),
   // then moved, so no downcast of the source's dtype is applied or counted.
   Tensor s = src;
-  if (s.device() != device()) {
-    if (s.dtype() != dtype_ && capabilities(s.device()).can_store(dtype_)) s = s.to(dtype_);
-    s = s.to(device());
-  }
+  if (s.device() != device()) s = s.to(device(), dtype_);
   s = s.expand(shape_);
   const Dtype dt = detail::storage_dtype("copy", device(), dtype_);
   // copy cannot be profiled away (parse_profile refuses no-op:copy), so it never falls back.

@@ -147,13 +147,21 @@ Prepared prepare(const Config& cfg, const std::optional<Device>& bound, const Te
   if (!pred.defined() || !target.defined())
     throw ValueError(prefix(cfg) + "update() got an undefined " + std::string(pred.defined() ? "target" : "pred") +
                      " tensor; pass tensors made with concord's creation functions");
-  const Device dev = concord::detail::common_device(cfg.metric.c_str(), {&pred, &target});
+  // Floating scores may stay on the CPU with a target on a device: they are
+  // thresholded (or argmax'ed) where they are, in their own dtype, and only
+  // the labels move, so float64 scores keep float64's comparison on a device
+  // without float64.
+  const bool host_scores = is_floating(pred.dtype()) && pred.device().is_cpu() && !target.device().is_cpu();
+  const Device dev =
+      host_scores ? target.device() : concord::detail::common_device(cfg.metric.c_str(), {&pred, &target});
   if (bound && *bound != dev)
     throw DeviceError(prefix(cfg) + "update() got pred " + where(pred) + " and target " + where(target) +
                       ", but this metric's counts live on " + bound->str() + " since its first update. Move the "
                       "inputs with .to(\"" + bound->str() + "\"), or use one metric per device and merge() them");
-  if (cfg.task == Task::multiclass) return prepare_multiclass(cfg, dev, pred, target);
-  return prepare_binary_like(cfg, dev, pred, target);
+  Prepared out = cfg.task == Task::multiclass ? prepare_multiclass(cfg, dev, pred, target)
+                                               : prepare_binary_like(cfg, dev, pred, target);
+  if (host_scores && out.pred.defined()) out.pred = out.pred.to(dev);
+  return out;
 }
 
 }  // namespace concord::metrics::detail

@@ -56,6 +56,32 @@ Tensor SpectralNorm::weight_matrix() const {
   return w.reshape(Shape{w.size(0), -1});
 }
 
+// A copy of t for u or v: checked first, so a bad one leaves the module as it was.
+Tensor SpectralNorm::checked_estimate(const Tensor& t, const char* which, int64_t size) const {
+  const std::string op = std::string("[SpectralNorm.set_") + which + "] ";
+  const std::string w = detail::describe(weight_) + " on " + weight_.device().str();
+  if (weight_.ndim() == 1)
+    throw ValueError(op + "a 1-D weight " + w + " is normalised directly and has no u, v; nothing to set");
+  if (!t.defined()) throw ValueError(op + "got an undefined tensor; pass a [" + std::to_string(size) + "] tensor");
+  const std::string got = detail::describe(t) + " on " + t.device().str();
+  if (!is_floating(t.dtype()))
+    throw DtypeError(op + "needs a floating tensor, got " + got + "; convert it with .to(concord::float32)");
+  if (t.shape() != Shape{size})
+    throw ShapeError(op + which + " must have shape [" + std::to_string(size) + "] for the weight " + w +
+                     " viewed as " + shape_str(weight_matrix().shape()) + " (dim " + std::to_string(dim_) +
+                     " first), got " + got);
+  // A copy (clone when nothing converts or moves): later writes to t do not reach the module.
+  Tensor r = t.to(weight_.device(), weight_.dtype());
+  return r.storage() == t.storage() ? r.clone() : r;
+}
+
+void SpectralNorm::set_u(const Tensor& u) {
+  u_ = checked_estimate(u, "u", weight_.ndim() == 1 ? 0 : weight_matrix().size(0));
+}
+void SpectralNorm::set_v(const Tensor& v) {
+  v_ = checked_estimate(v, "v", weight_.ndim() == 1 ? 0 : weight_matrix().size(1));
+}
+
 // t / max(‖t‖₂, eps), the norm clamped in t's dtype (as F.normalize).
 Tensor SpectralNorm::normalize(const Tensor& t) const { return div(t, clamp(norm(t), Scalar(eps_), std::nullopt)); }
 

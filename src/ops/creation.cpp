@@ -91,8 +91,12 @@ Tensor iota(OpId op, int64_t n, Scalar start, Scalar step, Dtype dtype, const De
   const char* opn = op_name(op).data();
   const Dtype t = new_dtype(opn, op, Shape{n}, dtype, device);
   const bool exact = !is_floating(t) && !start.is_floating() && !step.is_floating();
-  if (op == OpId::arange && !is_floating(t) && !exact)  // fractional arguments, integer dtype: truncated doubles
-    return iota(op, n, start, step, float64, device).to(t);
+  if (op == OpId::arange && !is_floating(t) && !exact) {  // fractional arguments, integer dtype: truncated doubles
+    // The doubles are made where float64 exists (the host for a float64-less
+    // device) and truncated there: the caller asked for an integer dtype.
+    const Device where = capabilities(device).can_store(float64) ? device : kCPU;
+    return iota(op, n, start, step, float64, where).to(device, t);
+  }
   detail::Dispatch d(op);
   return d.run(device, t, [&] { return "[" + std::to_string(n) + "]"; }, {}, [&](const Plan& p, const Inputs&) {
     Tensor out = empty_for(opn, Shape{n}, p.compute, p.exec);

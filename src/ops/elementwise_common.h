@@ -36,21 +36,29 @@ inline Dtype result_type(std::initializer_list<const Operand*> ops) {
   return st.result();
 }
 
-// The device all tensor operands share (DeviceError otherwise).
+// The device all tensor operands share (DeviceError otherwise). A 0-dim CPU
+// tensor goes with any device, as a number does (PyTorch's rule): the
+// dispatcher moves its one element to where the op runs.
 inline Device operands_device(const char* op, std::initializer_list<const Operand*> ops) {
   const Tensor* ts[3] = {nullptr, nullptr, nullptr};
+  const Tensor* host0 = nullptr;  // a 0-dim CPU operand
   int n = 0;
   for (const Operand* o : ops) {
     if (!o->is_tensor()) continue;
-    if (!o->tensor().defined())
+    const Tensor& t = o->tensor();
+    if (!t.defined())
       throw ValueError(std::string("[") + op + "] an operand is an undefined (default-constructed) tensor; "
                        "create it with empty/zeros/from_host first");
-    if (n < 3) ts[n++] = &o->tensor();
+    if (t.ndim() == 0 && t.storage()->device.is_cpu()) {
+      host0 = &t;
+      continue;
+    }
+    if (n < 3) ts[n++] = &t;
   }
-  if (n == 0)
+  if (n == 0 && !host0)
     throw ValueError(std::string("[") + op + "] needs at least one tensor operand, got " + describe_all(ops) +
                      "; wrap a number with scalar_tensor()");
-  return common_device(op, {ts[0], ts[1], ts[2]});
+  return n == 0 ? kCPU : common_device(op, {ts[0], ts[1], ts[2]});
 }
 
 // NumPy broadcasting of the tensor operands' shapes (numbers have shape []).

@@ -5,7 +5,11 @@
 
 namespace concord::detail::la {
 
-std::string tag(const char* op) { return std::string("[linalg.") + op + "]"; }
+// The op table's label for a table op; the _ex variants and helpers share the prefix.
+std::string tag(const char* op) {
+  OpId id;
+  return "[" + (parse_op(op, &id) ? op_label(id) : std::string("linalg.") + op) + "]";
+}
 
 std::string desc(const Tensor& t) { return describe(t) + " on " + t.device().str(); }
 
@@ -57,7 +61,7 @@ Dtype kernel_dtype(const Plan& p) { return p.compute == float64 ? float64 : floa
 
 Device host_exec(const Plan& p) {
   if (memory_space(p.exec) != MemorySpace::host)
-    throw NotImplementedError("[" + std::string(op_name(p.op)) + "] the " + std::string(p.backend->kind_name()) +
+    throw NotImplementedError("[" + op_label(p.op) + "] the " + std::string(p.backend->kind_name()) +
                               " backend claims this op but it runs on host memory only; run it on cpu");
   return p.exec;
 }
