@@ -104,3 +104,16 @@ TEST(ParityCli, HelpShowsDefaults) {
   const CliRun b = run("bench --help");
   EXPECT_NE(b.out.find("=7"), std::string::npos) << b.out;  // the default repeats
 }
+
+// `ops --json FILE` writes where `parity --json FILE` would; bare `--json` still prints.
+TEST(ParityCli, OpsJsonTakesAFileLikeParity) {
+  const std::string file = ::testing::TempDir() + "ops.json";
+  std::remove(file.c_str());
+  const CliRun r = run("ops --json " + file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["ops"]["matmul"]["cpu"]["float32"], "native") << j["ops"]["matmul"].dump();
+  const CliRun p = run("ops --json");
+  EXPECT_EQ(nlohmann::json::parse(p.out)["ops"].size(), j["ops"].size());
+}

@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   concord::cli::OpsOptions ops;
   auto* ops_cmd = app.add_subcommand("ops", "Support matrix: op x device x dtype (native/widened/downcast/fallback)");
   ops_cmd->add_flag("--markdown", ops.markdown, "Print as a Markdown table");
-  ops_cmd->add_flag("--json", ops.json, "Print as JSON");
+  auto* ops_json = ops_cmd->add_option("--json", ops.json_file, "Print as JSON, to FILE if given (as parity --json FILE)")
+                       ->expected(0, 1)
+                       ->check(concord::cli::kWritableFile);
   ops_cmd->add_flag("--autocast", ops.autocast, "Print the autocast op table");
   ops_cmd->add_flag("--reproducible", ops.reproducible, "Where each op runs in the reproducible mode (F: not reproducible there)");
 
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
     }
   }
   CLI11_PARSE(app, argc, argv);
+  ops.json = ops_json->count() > 0;
   try {
     // Read the policy variables up front so that a malformed one is reported at once.
     concord::dtype_policy();
