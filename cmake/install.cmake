@@ -20,6 +20,8 @@ install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/concord DESTINATION ${CMAK
         FILES_MATCHING PATTERN "*.h")
 if(TARGET concord_cli)
   install(TARGETS concord_cli EXPORT concordTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # `concord bench`'s PyTorch side (tools/concord/torch_peer.cpp looks here first).
+  install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/bench/torch_server.py DESTINATION ${CMAKE_INSTALL_DATADIR}/concord)
 endif()
 install(EXPORT concordTargets NAMESPACE concord:: DESTINATION ${CONCORD_CMAKE_DIR})
 
