@@ -264,6 +264,61 @@ TEST(BadInputDevice, DeviceThatDoesNotExist) {
   });
 }
 
+// Host memory carries no shape: every constructor that has a length checks it
+// against the shape before reading (a short vector was read past its end).
+TEST_P(BadInputTest, HostMemoryConstructorsCheckTheirLength) {
+  const Device d = device();
+  const std::string dev = d.str();
+  const std::vector<float> five{1, 2, 3, 4, 5};
+  const std::vector<int64_t> seven(7, 3);
+  check_rows({
+      row<ShapeError>("from_vector of 5 floats as [2, 3]", "ShapeError", "from_vector", {"[2, 3]", "6", "5 were given", "float32", dev},
+                      [&] { (void)from_vector(five, {2, 3}, d); }),
+      row<ShapeError>("from_vector of 7 int64 as [2, 3] (too many)", "ShapeError", "from_vector", {"[2, 3]", "7 were given", "int64", dev},
+                      [&] { (void)from_vector(seven, {2, 3}, d); }),
+      row<ShapeError>("from_vector of 5 floats as a 0-dim tensor", "ShapeError", "from_vector", {"[]", "needs 1"},
+                      [&] { (void)from_vector(five, {}, d); }),
+      row<ShapeError>("from_vector of 2 bools as [3]", "ShapeError", "from_vector", {"[3]", "bool", "2 were given"},
+                      [&] { (void)from_vector(std::vector<bool>{true, false}, {3}, d); }),
+      row<ShapeError>("from_host(ptr, 5, [2, 3])", "ShapeError", "from_host", {"[2, 3]", "5 were given", dev},
+                      [&] { (void)from_host(five.data(), five.size(), {2, 3}, float32, d); }),
+      row<ShapeError>("from_vector of 5 floats as [5, -1]", "ShapeError", "from_vector", {"negative size", "[5, -1]"},
+                      [&] { (void)from_vector(five, {5, -1}, d); }),
+  });
+  // The right length still works, empty included.
+  EXPECT_EQ(from_vector(five, {5, 1}, d).to_vector<float>(), five);
+  EXPECT_EQ(from_host(five.data(), 4, {2, 2}, float32, d).to_vector<float>(), std::vector<float>(five.begin(), five.begin() + 4));
+  EXPECT_EQ(from_vector(std::vector<float>{}, {0, 3}, d).numel(), 0);
+}
+
+// data<T>() hands out a typed host pointer: the type must be the dtype's and
+// the memory the host's; otherwise a typed error says what to call instead.
+TEST_P(BadInputTest, DataPointerChecksDtypeAndDevice) {
+  const Device d = device();
+  const std::string dev = d.str();
+  const Tensor x = from_vector(std::vector<float>{0.125f, 2.0f, -3.0f}, {3}, d);
+  check_rows({
+      row<DtypeError>("float32 tensor read through data<double>()", "DtypeError", "data",
+                      {"float64", "float32[3]", dev, "to_vector<T>()", ".to(concord::float64)"}, [&] { (void)x.data<double>(); }),
+      row<DtypeError>("float32 tensor read through data<int32_t>()", "DtypeError", "data", {"int32", "float32[3]"},
+                      [&] { (void)x.data<int32_t>(); }),
+      row<ValueError>("data<float>() of an undefined tensor", "ValueError", "data", {"undefined"},
+                      [] { (void)Tensor().data<float>(); }),
+  });
+  if (memory_space(d) == MemorySpace::host) {
+    const float* p = x.data<float>();
+    EXPECT_EQ(p[0], 0.125f);
+    EXPECT_EQ(p[2], -3.0f);
+    EXPECT_EQ(x.slice(0, 1, 3).data<float>()[0], 2.0f);  // the view's first element
+  } else {
+    check_rows({
+        row<DeviceError>("data<float>() of a device tensor", "DeviceError", "data",
+                         {dev, "float32[3]", "not addressable", ".to(concord::kCPU)"}, [&] { (void)x.data<float>(); }),
+    });
+    EXPECT_EQ(x.to(kCPU).data<float>()[0], 0.125f);
+  }
+}
+
 TEST(BadInputDevice, UnknownProfile) {
   check_rows({
       row<ValueError>("profile 'no-fp65'", "ValueError", "profile", {"no-fp65", "no-fp64"},

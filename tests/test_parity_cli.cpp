@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 struct CliRun {
@@ -61,4 +62,58 @@ TEST(ParityCli, UnknownProfileIsAClearError) {
   CliRun r = run("parity --quick --ops add --profile emu:0=no-fp99");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("[profile]"), std::string::npos) << r.out;
+}
+
+// Every argument a user can get wrong is refused before any work: a non-zero
+// exit and a message naming the bad value and the valid choices.
+TEST(ParityCli, BadArgumentsAreRefusedWithTheValidChoices) {
+  struct Case {
+    const char* args;
+    std::vector<std::string> names;
+  };
+  const Case cases[] = {
+      {"parity --ops matmull", {"unknown op 'matmull'", "did you mean matmul?", "softmax"}},
+      {"parity --ops add,sofmax", {"'sofmax'", "did you mean softmax?"}},
+      {"parity --devices gpu:0", {"unknown configuration 'gpu:0'", "cpu", "emu:0"}},
+      {"parity --devices emu:1", {"'emu:1'", "did you mean emu:0?"}},
+      {"parity --seed -5", {"--seed", "'-5'", "18446744073709551615"}},
+      {"parity --seed 18446744073709551616", {"--seed", "18446744073709551616"}},
+      {"parity --seed 1e3", {"--seed", "'1e3'"}},
+      {"parity --json /no/such/dir/x.json", {"--json", "/no/such/dir", "does not exist"}},
+      {"parity --markdown /", {"--markdown", "is a directory"}},
+      {"parity --dtypes float33", {"float33", "float32"}},
+      {"bench --repeats 0 --no-torch", {"--repeats", "0", "1 to 1000"}},
+      {"bench --json /no/such/dir/b.json --no-torch", {"--json", "does not exist"}},
+      {"bench --filter no-such-workload --no-torch", {"no-such-workload", "matches no workload", "matmul 1024^2 float32"}},
+      {"bench --device gpu:0 --no-torch", {"gpu:0"}},
+      {"paritty", {"unknown command 'paritty'", "did you mean parity?", "devices"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliRun r = run(c.args);
+    EXPECT_NE(r.status, 0) << r.out;
+    for (const auto& n : c.names) EXPECT_NE(r.out.find(n), std::string::npos) << "'" << n << "' missing in: " << r.out;
+    EXPECT_EQ(r.out.find("passed,"), std::string::npos) << "ran a sweep: " << r.out;
+  }
+}
+
+TEST(ParityCli, HelpShowsDefaults) {
+  const CliRun r = run("parity --help");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("=1234"), std::string::npos) << r.out;  // the default seed
+  const CliRun b = run("bench --help");
+  EXPECT_NE(b.out.find("=7"), std::string::npos) << b.out;  // the default repeats
+}
+
+// `ops --json FILE` writes where `parity --json FILE` would; bare `--json` still prints.
+TEST(ParityCli, OpsJsonTakesAFileLikeParity) {
+  const std::string file = ::testing::TempDir() + "ops.json";
+  std::remove(file.c_str());
+  const CliRun r = run("ops --json " + file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["ops"]["matmul"]["cpu"]["float32"], "native") << j["ops"]["matmul"].dump();
+  const CliRun p = run("ops --json");
+  EXPECT_EQ(nlohmann::json::parse(p.out)["ops"].size(), j["ops"].size());
 }

@@ -40,15 +40,29 @@ Tensor linspace(double start, double end, int64_t steps, Dtype dtype = float32, 
 // n x m identity (m defaults to n).
 Tensor eye(int64_t n, std::optional<int64_t> m = {}, Dtype dtype = float32, const Device& device = kCPU);
 
-// Copies numel(shape) elements of `dtype` from host memory at `data`.
+// Copies numel(shape) elements of `dtype` from host memory at `data`. The
+// caller guarantees that `data` holds that many elements: a raw pointer
+// carries no length. Prefer the overload with `count` (or from_vector), which
+// checks it.
 Tensor from_host(const void* data, Shape shape, Dtype dtype, const Device& device = kCPU);
+// The same, for `count` elements at `data`: count != numel(shape) raises
+// ShapeError naming both (nothing is read).
+//   std::vector<double> v(6);
+//   auto t = concord::from_host(v.data(), v.size(), {2, 3}, concord::float64);
+Tensor from_host(const void* data, size_t count, Shape shape, Dtype dtype, const Device& device = kCPU);
+namespace detail {
+// from_host with a count, its errors prefixed "[op]" (from_vector's own name).
+Tensor from_host_counted(const char* op, const void* data, size_t count, Shape shape, Dtype dtype, const Device& device);
+}
+// A tensor of `shape` from a vector of exactly numel(shape) elements (else
+// ShapeError: from_vector(v5, {2, 3}) names 5 and [2, 3]).
 template <class T>
 Tensor from_vector(const std::vector<T>& v, Shape shape, const Device& device = kCPU) {
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> b(v.begin(), v.end());
-    return from_host(b.data(), std::move(shape), Dtype::bool_, device);
+    return detail::from_host_counted("from_vector", b.data(), b.size(), std::move(shape), Dtype::bool_, device);
   } else {
-    return from_host(v.data(), std::move(shape), dtype_v<T>, device);
+    return detail::from_host_counted("from_vector", v.data(), v.size(), std::move(shape), dtype_v<T>, device);
   }
 }
 // A 1-D tensor from a vector.

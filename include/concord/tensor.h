@@ -94,11 +94,24 @@ class Tensor {
 
   // --- internals (for kernels) ---
   const std::shared_ptr<detail::Storage>& storage() const { return storage_; }
-  // Host pointer to the first element (cpu and emu only).
+  // Host pointer to the first element (cpu and emu only; unchecked).
   void* raw_data() const { return static_cast<char*>(storage_->ptr) + offset_ * static_cast<int64_t>(itemsize(dtype_)); }
-  template <class T> T* data() const { return reinterpret_cast<T*>(raw_data()); }
+  // Typed host pointer to the first element (walk it with strides(); it stays
+  // valid while a tensor holds the storage). Checked: T must be the tensor's
+  // dtype (else DtypeError: call to_vector<T>() for a converted copy, or
+  // .to(dtype) first) and the memory must be host memory, cpu or emu (else
+  // DeviceError: call .to(kCPU) or to_vector<T>()). An undefined tensor
+  // raises ValueError.
+  //   auto x = concord::ones({3});                 // float32 on cpu
+  //   float* p = x.data<float>();                  // fine
+  //   x.data<double>();                            // DtypeError
+  template <class T> T* data() const {
+    if (!(storage_ && dtype_ == dtype_v<T> && storage_->device.is_cpu())) check_data(dtype_v<T>);
+    return reinterpret_cast<T*>(raw_data());
+  }
 
  private:
+  void check_data(Dtype want) const;  // throws unless data<T>() is valid for T's dtype `want`
   std::shared_ptr<detail::Storage> storage_;
   Shape shape_;
   Strides strides_;
@@ -110,6 +123,9 @@ class Tensor {
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 namespace detail {
+// data<T>() without its checks, for kernels that have already dispatched on
+// the dtype and the device (src/backend/cpu).
+template <class T> T* host_data(const Tensor& t) { return reinterpret_cast<T*>(t.raw_data()); }
 // Copies all elements to host memory as T (row-major).
 void to_host_as(const Tensor& t, Dtype as, void* dst);
 }

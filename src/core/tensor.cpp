@@ -17,6 +17,23 @@ Device Tensor::device() const {
   return storage_->device;
 }
 
+// The slow path of data<T>(): emu memory is host memory and passes; the rest
+// throws, saying what to call instead.
+void Tensor::check_data(Dtype want) const {
+  const std::string t = std::string(name(want));
+  if (!storage_)
+    throw ValueError("[data] data<T>() (T: " + t + ") on an undefined (default-constructed) tensor; create it with "
+                     "empty/zeros/... first");
+  const std::string have = std::string(name(dtype_));
+  const std::string what = have + shape_str(shape_) + " tensor on " + storage_->device.str();
+  if (dtype_ != want)
+    throw DtypeError("[data] data<T>() asks for " + t + " elements of a " + what + "; T must match the dtype. " +
+                     "Use T of " + have + ", to_vector<T>() for a converted copy, or .to(concord::" + t + ") first");
+  if (memory_space(storage_->device) != MemorySpace::host)
+    throw DeviceError("[data] data<T>() (T: " + t + ") on a " + what + ": its memory is not addressable from the host. Call .to(concord::kCPU) first, or to_vector<T>() "
+                      "for a copy");
+}
+
 int64_t Tensor::size(int64_t dim) const { return shape_[wrap_dim(dim, ndim(), "size")]; }
 int64_t Tensor::stride(int64_t dim) const { return strides_[wrap_dim(dim, ndim(), "stride")]; }
 

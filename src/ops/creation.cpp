@@ -185,4 +185,21 @@ Tensor from_host(const void* data, Shape shape, Dtype dtype, const Device& devic
   return wrapped.to(device);
 }
 
+Tensor detail::from_host_counted(const char* op, const void* data, size_t count, Shape shape, Dtype dtype,
+                                 const Device& device) {
+  checked_bytes(op, shape, dtype, device);  // a bad shape is named as such first
+  const int64_t n = numel(shape);
+  // The one check a raw pointer cannot make: reading past the caller's buffer.
+  if (static_cast<uint64_t>(n) != count)
+    throw ShapeError(std::string("[") + op + "] shape " + shape_str(shape) + " needs " + std::to_string(n) + " " +
+                     std::string(name(dtype)) + " elements but " + std::to_string(count) + " were given (for " +
+                     device.str() + "); pass a shape whose sizes multiply to " + std::to_string(count) +
+                     ", or that many elements");
+  return from_host(data, std::move(shape), dtype, device);
+}
+
+Tensor from_host(const void* data, size_t count, Shape shape, Dtype dtype, const Device& device) {
+  return detail::from_host_counted("from_host", data, count, std::move(shape), dtype, device);
+}
+
 }  // namespace concord

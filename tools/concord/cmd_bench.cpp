@@ -79,6 +79,22 @@ std::string fmt_time(double s) {
 }  // namespace
 
 int cmd_bench(const BenchOptions& o) {
+  {
+    // Refuse a bad device or a filter that matches nothing before the (slow) machine measurements.
+    const Device dev(o.device);
+    if (!is_available(dev)) throw DeviceError("[bench] --device " + o.device + " is not available here; run `concord devices`");
+    std::vector<std::string> names;
+    bool any = false;
+    for (const auto& w : workloads(dev)) {
+      names.push_back(w.name);
+      any |= w.name.find(o.filter) != std::string::npos;
+    }
+    if (!any) {
+      std::string m = "[bench] --filter '" + o.filter + "' matches no workload; the workloads: ";
+      for (size_t i = 0; i < names.size(); ++i) m += (i ? ", " : "") + names[i];
+      throw ValueError(m);
+    }
+  }
   const int threads = omp_get_max_threads();
   std::printf("concord bench: %d threads, %d repeats (medians), device %s\n", threads, o.repeats, o.device.c_str());
   const double peak = machine_sgemm_gflops();
@@ -96,6 +112,7 @@ int cmd_bench(const BenchOptions& o) {
   const Device dev(o.device);
   for (const auto& w : workloads(dev)) {
     if (!o.filter.empty() && w.name.find(o.filter) == std::string::npos) continue;
+    std::fprintf(stderr, "bench: %s ...\n", w.name.c_str());  // progress; the table stays on stdout
     // Each run waits for the device: OpenCL kernels are asynchronous, and a
     // clock read after the enqueue alone would time nothing.
     const std::function<void()> run = [&] {
@@ -147,6 +164,7 @@ int cmd_bench(const BenchOptions& o) {
                 torch_error.empty() ? fmt_time(tc).c_str() : "error", ratio, achieved.c_str(), pct.c_str());
     if (!error.empty()) std::printf("  concord: %s\n", error.c_str());
     if (!torch_error.empty()) std::printf("  PyTorch: %s\n", torch_error.c_str());
+    std::fflush(stdout);  // each row as it finishes, also into a pipe or a file
     out["workloads"].push_back({{"name", w.name}, {"concord_s", mc}, {"torch_s", tc}, {"speedup", tc > 0 && mc > 0 ? tc / mc : 0},
                                 {"concord_error", error}, {"torch_error", torch_error}, {"flops", w.flops}, {"bytes", w.bytes}});
   }

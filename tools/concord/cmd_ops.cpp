@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 #include <vector>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -48,6 +49,17 @@ const char* autocast_effect(AutocastPolicy p) {
   }
 }
 
+// --json: to stdout, or to the file given (as `parity --json FILE`).
+void write_json(const OpsOptions& o, const nlohmann::json& j) {
+  if (o.json_file.empty()) {
+    std::cout << j.dump(1) << "\n";
+    return;
+  }
+  std::ofstream f(o.json_file);
+  f << j.dump(1) << "\n";
+  if (!f) throw ValueError("[ops] could not write " + o.json_file);
+}
+
 // `concord ops --autocast`: the autocast table (concord::autocast_policy) and
 // each device's default lower dtype.
 int print_autocast(const OpsOptions& o, const std::vector<Device>& ds) {
@@ -58,7 +70,7 @@ int print_autocast(const OpsOptions& o, const std::vector<Device>& ds) {
       const OpId op = static_cast<OpId>(i);
       j["ops"][std::string(op_name(op))] = std::string(name(autocast_policy(op)));
     }
-    std::cout << j.dump(1) << "\n";
+    write_json(o, j);
     return 0;
   }
   std::string lowers;
@@ -98,7 +110,7 @@ int cmd_ops(const OpsOptions& o) {
       for (const auto& d : ds)
         for (Dtype t : kAllDtypes) jo[d.str()][std::string(name(t))] = word(letter(support(op, d, t)));
     }
-    std::cout << j.dump(1) << "\n";
+    write_json(o, j);
     return 0;
   }
   std::string header = "op", sep = "---";

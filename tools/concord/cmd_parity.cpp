@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "validate.h"
 #include "concord/concord.h"
 #include "concord/testing.h"
 #include "concord/testing.h"
@@ -53,12 +54,13 @@ std::vector<Config> configs(const ParityOptions& o) {
   std::vector<Config> out;
   // By label: "vulkan:0" is the device under its own profile,
   // "vulkan:0=no-fp64" the contrasting configuration.
-  for (const auto& want : split(o.devices, ','))
-    for (const auto& c : all)
-      if (c.label == want) {
-        out.push_back(c);
-        break;
-      }
+  std::vector<std::string> labels;
+  for (const auto& c : all) labels.push_back(c.label);
+  for (const auto& want : split(o.devices, ',')) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Config& c) { return c.label == want; });
+    if (it == all.end()) throw ValueError("[parity] --devices: " + unknown_choice("configuration", want, labels));
+    out.push_back(*it);
+  }
   return out;
 }
 
@@ -114,6 +116,15 @@ char letter(const testing::ParityResult& r) {
 int cmd_parity(const ParityOptions& o) {
   auto cases = testing::parity_cases(o.quick);
   std::vector<std::string> ops = split(o.ops, ',');
+  {
+    // Names from the full sweep: an op of the full sweep is valid under --quick too.
+    std::vector<std::string> known;
+    for (const auto& c : testing::parity_cases(false))
+      if (std::find(known.begin(), known.end(), c.op_name()) == known.end()) known.emplace_back(c.op_name());
+    for (const auto& op : ops)
+      if (std::find(known.begin(), known.end(), op) == known.end())
+        throw ValueError("[parity] --ops: " + unknown_choice("op", op, known));
+  }
   std::vector<Dtype> dtypes;
   for (const auto& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
   if (!ops.empty())

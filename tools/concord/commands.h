@@ -9,6 +9,7 @@ namespace concord::cli {
 
 struct OpsOptions {
   bool markdown = false, json = false, autocast = false, reproducible = false;
+  std::string json_file;  // --json FILE; empty: stdout
 };
 struct BenchOptions {
   std::string json, filter, device = "cpu", python = "/usr/bin/python3";

@@ -11,7 +11,15 @@ namespace concord::cli {
 
 namespace {
 std::string server_path() {
-  // Installed next to the sources; the binary knows the source dir at build time.
+  // An installed concord (bin/concord) has it in share/concord; a build tree
+  // uses the sources, whose place the binary knows from the build.
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof self - 1) > 0) {
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    const std::string installed = dir + "/" CONCORD_BIN_TO_DATA "/torch_server.py";
+    if (access(installed.c_str(), R_OK) == 0) return installed;
+  }
   return std::string(CONCORD_SOURCE_DIR) + "/bench/torch_server.py";
 }
 }  // namespace

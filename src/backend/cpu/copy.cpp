@@ -60,7 +60,7 @@ void CpuBackend::fill(const Tensor& dst, Scalar v) {
 void CpuBackend::iota(const Tensor& dst, double start, double step) {
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* d = dst.data<T>();
+    T* d = detail::host_data<T>(dst);
     parallel_for(dst.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) d[i] = convert<T>(start + static_cast<double>(i) * step);
     });
@@ -71,7 +71,7 @@ void CpuBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T>) {
-      T* d = dst.data<T>();
+      T* d = detail::host_data<T>(dst);
       parallel_for(dst.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           // Unsigned arithmetic: wraps instead of overflowing (undefined for int64).

@@ -138,9 +138,9 @@ void trsm_large(const T* a, T* b, int64_t n, int64_t k, bool upper, bool left, b
 template <class T>
 void lu_factor_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
   const int64_t batch = lu.size(0), n = lu.size(1);
-  T* a = lu.data<T>();
-  int32_t* piv = pivots.data<int32_t>();
-  int32_t* inf = info.data<int32_t>();
+  T* a = detail::host_data<T>(lu);
+  int32_t* piv = detail::host_data<int32_t>(pivots);
+  int32_t* inf = detail::host_data<int32_t>(info);
   if (n <= kSmallN) {
     for_batch(batch, n, n * n * n, [&](int64_t b) { inf[b] = small_lu(a + b * n * n, n, piv + b * n); });
     return;
@@ -152,9 +152,9 @@ void lu_factor_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info)
 template <class T>
 void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
   const int64_t batch = lu.size(0), n = lu.size(1), k = rhs.size(2);
-  const T* a = lu.data<T>();
-  const int32_t* piv = pivots.data<int32_t>();
-  T* b = rhs.data<T>();
+  const T* a = detail::host_data<T>(lu);
+  const int32_t* piv = detail::host_data<int32_t>(pivots);
+  T* b = detail::host_data<T>(rhs);
   for_batch(batch, n, n * n * k, [&](int64_t i) {
     const T* ai = a + i * n * n;
     T* bi = b + i * n * k;
@@ -172,8 +172,8 @@ void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
 template <class T>
 void cholesky_typed(const Tensor& x, const Tensor& info) {
   const int64_t batch = x.size(0), n = x.size(1);
-  T* a = x.data<T>();
-  int32_t* inf = info.data<int32_t>();
+  T* a = detail::host_data<T>(x);
+  int32_t* inf = detail::host_data<int32_t>(info);
   for_batch(batch, n, n * n * n / 3, [&](int64_t b) {
     T* ab = a + b * n * n;
     inf[b] = n <= kSmallN ? cholesky_small(ab, n)
@@ -184,8 +184,8 @@ void cholesky_typed(const Tensor& x, const Tensor& info) {
 template <class T>
 void solve_triangular_typed(const Tensor& x, const Tensor& rhs, bool upper, bool left, bool unit) {
   const int64_t batch = x.size(0), n = x.size(1), k = left ? rhs.size(2) : rhs.size(1);
-  const T* a = x.data<T>();
-  T* b = rhs.data<T>();
+  const T* a = detail::host_data<T>(x);
+  T* b = detail::host_data<T>(rhs);
   for_batch(batch, n, n * n * k / 2, [&](int64_t i) {
     const T* ai = a + i * n * n;
     T* bi = b + i * n * k;
@@ -212,7 +212,7 @@ void CpuBackend::lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor&
 void CpuBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) {
   // A bad pivot would swap rows outside the matrix: refuse before touching anything.
   const int64_t n = lu.size(1), count = pivots.numel();
-  check_pivots(pivots.data<int32_t>(), count, n);
+  check_pivots(detail::host_data<int32_t>(pivots), count, n);
   by_dtype("lu_solve", lu.dtype(), [&](auto v) { lu_solve_typed<decltype(v)>(lu, pivots, b); });
 }
 

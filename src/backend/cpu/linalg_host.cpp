@@ -120,11 +120,11 @@ lapack_int gesdd(lapack_int m, lapack_int n, double* a, double* s, double* work,
 
 void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) {
   const int64_t batch = lu.size(0), n = lu.size(1);
-  const int32_t* piv = pivots.data<int32_t>();
+  const int32_t* piv = detail::host_data<int32_t>(pivots);
   floating("linalg.det", lu.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* a = lu.data<T>();
-    T* out = det.data<T>();
+    const T* a = detail::host_data<T>(lu);
+    T* out = detail::host_data<T>(det);
     for (int64_t b = 0; b < batch; ++b) {
       double d = pivot_sign(piv + b * n, n);
       for (int64_t i = 0; i < n; ++i) d *= load(a + b * n * n, i * n + i);
@@ -135,10 +135,10 @@ void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) {
 
 void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet) {
   const int64_t batch = lu.size(0), n = lu.size(1);
-  const int32_t* piv = pivots.data<int32_t>();
+  const int32_t* piv = detail::host_data<int32_t>(pivots);
   floating("linalg.slogdet", lu.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* a = lu.data<T>();
+    const T* a = detail::host_data<T>(lu);
     for (int64_t b = 0; b < batch; ++b) {
       double sg = pivot_sign(piv + b * n, n), la = 0;
       for (int64_t i = 0; i < n; ++i) {
@@ -148,8 +148,8 @@ void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, cons
         if (u < 0) sg = -sg;
         la += std::log(std::fabs(u));
       }
-      store(sign.data<T>(), b, sg);
-      store(logabsdet.data<T>(), b, la);
+      store(detail::host_data<T>(sign), b, sg);
+      store(detail::host_data<T>(logabsdet), b, la);
     }
   });
 }
@@ -158,8 +158,8 @@ void vector_norm_rows(const Tensor& x, double ord, const Tensor& out) {
   const int64_t rows = x.size(0), cols = x.size(1);
   floating("linalg.vector_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
+    const T* px = detail::host_data<T>(x);
+    T* po = detail::host_data<T>(out);
 #pragma omp parallel for schedule(static) if (rows > 1 && rows * cols >= kParallelGrain)
     for (int64_t r = 0; r < rows; ++r) store(po, r, norm_of(px + r * cols, cols, ord));
   });
@@ -170,8 +170,8 @@ void matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out) {
   const bool columns = std::fabs(ord) == 1, pick_max = ord > 0;
   floating("linalg.matrix_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
+    const T* px = detail::host_data<T>(x);
+    T* po = detail::host_data<T>(out);
     std::vector<double> sums;
     for (int64_t b = 0; b < batch; ++b) {
       const T* m = px + b * r * c;
@@ -194,8 +194,8 @@ void singular_values(const Tensor& a, const Tensor& s) {
     gesdd(m, n, nullptr, nullptr, &query, -1, iwork.data());
     std::vector<T> work(static_cast<size_t>(std::max<double>(1, static_cast<double>(query))));
     for (int64_t b = 0; b < batch; ++b) {
-      T* sv = s.data<T>() + b * k;
-      T* ab = a.data<T>() + b * r * c;
+      T* sv = detail::host_data<T>(s) + b * k;
+      T* ab = detail::host_data<T>(a) + b * r * c;
       bool finite = true;
       for (int64_t i = 0; i < r * c; ++i) finite = finite && std::isfinite(ab[i]);
       // NaN or inf has no meaningful singular values (and LAPACK may not converge on it).

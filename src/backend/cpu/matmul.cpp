@@ -131,7 +131,7 @@ void matmul_blas(CpuBackend& be, const Tensor& a, const Tensor& b, const Tensor&
   Packed pa, pb;
   if (!la.ok) { pa = pack(be, a, ma, batch); ma = pa.m; la = layout_of(M, K, ma.sr, ma.sc); }
   if (!lb.ok) { pb = pack(be, b, mb, batch); mb = pb.m; lb = layout_of(K, N, mb.sr, mb.sc); }
-  T* c = out.data<T>();
+  T* c = detail::host_data<T>(out);
   // A shared right operand and row-major left matrices whose rows continue
   // across the batch make one tall product: [batch*M, K] x [K, N].
   const int64_t row = M == 1 ? ma.sb : ma.sr;
@@ -246,7 +246,7 @@ void matmul_half(const Tensor& a, const Tensor& b, const Tensor& out, float alph
     std::vector<Widen<H>> jobs;
     for (int64_t i = i0; i < i1; ++i) {
       const H* ai = reinterpret_cast<const H*>(ma.at(i));
-      H* ci = out.data<H>() + i * M * N;
+      H* ci = detail::host_data<H>(out) + i * M * N;
       for (int64_t r0 = 0; r0 < M; r0 += rows) {
         const int64_t r = std::min(rows, M - r0);
         H* co = ci + r0 * N;
@@ -286,7 +286,7 @@ void matmul_bf16_native(const Tensor& a, const Tensor& b, const Tensor& out, flo
     for (int64_t i = i0; i < i1; ++i) {
       const auto* ai = reinterpret_cast<const uint16_t*>(ma.at(i));
       const auto* bi = reinterpret_cast<const uint16_t*>(mb.at(i));
-      auto* ci = reinterpret_cast<uint16_t*>(out.data<bfloat16_t>() + i * M * N);
+      auto* ci = reinterpret_cast<uint16_t*>(detail::host_data<bfloat16_t>(out) + i * M * N);
       for (int64_t r0 = 0; r0 < M; r0 += rows) {
         GemmOut o;
         o.bf16 = ci + r0 * N;
@@ -374,7 +374,7 @@ void scale(const Tensor& out, Scalar beta) {
     } else {
       using C = compute_t<T>;
       const C b = static_cast<C>(beta.to_double());
-      T* p = out.data<T>();
+      T* p = detail::host_data<T>(out);
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(b * static_cast<C>(p[i]));
     }
   });

@@ -17,7 +17,7 @@ constexpr int64_t kRandomGrain = 4096;
 
 template <class T, class Gen>
 void generate(const Tensor& dst, uint64_t seed, uint64_t offset, Gen gen) {
-  T* d = dst.data<T>();
+  T* d = detail::host_data<T>(dst);
   parallel_for(dst.numel(), kRandomGrain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) d[i] = gen(concord_philox_element(seed, offset + static_cast<uint64_t>(i)));
   });

@@ -17,7 +17,7 @@ template <class T, class R, class Post>
 void reduce_to(const Tensor& x, const Geom& g, const Tensor& out, const R& r, const typename R::A* params, Post post) {
   visit_dtype(out.dtype(), [&](auto otag) {
     using O = decltype(otag);
-    O* o = out.data<O>();
+    O* o = detail::host_data<O>(out);
     red::run<T>(x, g, r, params, [&](int64_t i, typename R::A a) { o[i] = convert<O>(post(i, a)); });
   });
 }
@@ -139,7 +139,7 @@ template <class T, bool kMax>
 void arg_typed(const Tensor& x, const Geom& g, const Tensor& out) {
   using V = compute_t<T>;
   const T* base = static_cast<const T*>(x.raw_data());
-  int64_t* o = out.data<int64_t>();
+  int64_t* o = detail::host_data<int64_t>(out);
   const int64_t n = g.n_red, nout = g.n_out;
   const int64_t rs = g.nr ? g.rst[0] : 0;
   if (nout == 0 || n == 0) return;

@@ -97,7 +97,7 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
     const Geom go = red::make_geom(out, Dims{dim});
     const bool rows_contig = (g.nr == 0 || g.rst[0] == 1) && (go.nr == 0 || go.rst[0] == 1);
     if (rows_contig && g.n_out > 0 && g.n_red > 0) {
-      softmax_rows_vec<T, kLog>(g, go, static_cast<const T*>(x.raw_data()), out.data<T>());
+      softmax_rows_vec<T, kLog>(g, go, static_cast<const T*>(x.raw_data()), detail::host_data<T>(out));
       return;
     }
   }
@@ -132,7 +132,7 @@ void cumsum_typed(const Tensor& x, int64_t dim, const Tensor& out) {
   if (n == 0 || nout == 0) return;
   const int64_t xs = gx.nr ? gx.rst[0] : 0, os = go.nr ? go.rst[0] : 0;
   const T* xb = static_cast<const T*>(x.raw_data());
-  T* ob = out.data<T>();
+  T* ob = detail::host_data<T>(out);
   const A zero = std::is_floating_point_v<A> ? A(-0.0) : A(0);  // -0.0: a lone -0.0 keeps its sign
   // Column layout: the innermost kept dim is contiguous in both, so rows advance together.
   const bool column = gx.nk >= 1 && go.nk >= 1 && gx.kst[gx.nk - 1] == 1 && go.kst[go.nk - 1] == 1 &&

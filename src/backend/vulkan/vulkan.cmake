@@ -4,7 +4,7 @@
 #
 # Use from the top-level CMakeLists.txt:
 #
-#   include(${CMAKE_SOURCE_DIR}/src/backend/vulkan/vulkan.cmake)
+#   include(${CMAKE_CURRENT_SOURCE_DIR}/src/backend/vulkan/vulkan.cmake)
 #   # The src/*.cpp glob also finds the Vulkan sources; they are added (or
 #   # not) by concord_vulkan_attach, so take them out of the glob:
 #   list(FILTER CONCORD_SOURCES EXCLUDE REGEX "/src/backend/vulkan/")
@@ -17,9 +17,10 @@
 # nothing, so the build works without the backend.
 #
 # concord_vulkan_attach(<target>) adds to <target>: the runtime sources, the
-# generated ${CMAKE_BINARY_DIR}/generated/vk_spirv.cpp (defining
-# concord::detail::vk::embedded_spirv()), PUBLIC CONCORD_HAVE_VULKAN=1 and
-# PUBLIC Vulkan::Vulkan (tests include backend/vulkan/runtime.h). <target>
+# generated <binary dir>/generated/vk_spirv.cpp (defining
+# concord::detail::vk::embedded_spirv()), PRIVATE CONCORD_HAVE_VULKAN=1 and
+# PRIVATE Vulkan::Vulkan (public headers never include Vulkan's; the tests,
+# which include backend/vulkan/runtime.h, add both themselves). <target>
 # must already have src/ as an include directory and contain (or link)
 # src/core/fault_injection.cpp. CONCORD_VULKAN_SOURCES lists the runtime
 # sources, for targets that want them otherwise.
@@ -30,6 +31,9 @@
 # variant, then the embedded file. Add variants in shaders/shaders.cmake.
 
 set(CONCORD_VK_DIR ${CMAKE_CURRENT_LIST_DIR})
+# Generated files go to the binary dir of the including project (concord's own,
+# also under add_subdirectory).
+set(CONCORD_VK_BINARY_DIR ${CMAKE_CURRENT_BINARY_DIR})
 option(CONCORD_VULKAN "Build the Vulkan backend (needs the Vulkan loader + headers and glslc)" ON)
 
 if(CONCORD_VULKAN)
@@ -69,8 +73,8 @@ endfunction()
 # <out_var> to the generated .cpp. Runs once per configure.
 function(concord_vk_generate out_var)
   set(shader_dir ${CONCORD_VK_DIR}/shaders)
-  set(out_dir ${CMAKE_BINARY_DIR}/generated/spirv)
-  set(embedded ${CMAKE_BINARY_DIR}/generated/vk_spirv.cpp)
+  set(out_dir ${CONCORD_VK_BINARY_DIR}/generated/spirv)
+  set(embedded ${CONCORD_VK_BINARY_DIR}/generated/vk_spirv.cpp)
   get_property(done GLOBAL PROPERTY CONCORD_VK_GENERATED)
   if(done)
     set(${out_var} ${embedded} PARENT_SCOPE)
@@ -119,6 +123,6 @@ function(concord_vulkan_attach target)
   endif()
   concord_vk_generate(embedded)
   target_sources(${target} PRIVATE ${CONCORD_VULKAN_SOURCES} ${embedded})
-  target_compile_definitions(${target} PUBLIC CONCORD_HAVE_VULKAN=1)
-  target_link_libraries(${target} PUBLIC Vulkan::Vulkan)
+  target_compile_definitions(${target} PRIVATE CONCORD_HAVE_VULKAN=1)
+  target_link_libraries(${target} PRIVATE Vulkan::Vulkan)
 endfunction()
