@@ -146,6 +146,13 @@ Tensor operator/(T a, const Tensor& b) { return div(a, b); }
 Tensor sum(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
 Tensor mean(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
 Tensor prod(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
+// amax/amin/max/min/argmax/argmin pick the FIRST extreme element in row-major
+// order of the reduced dims, as PyTorch 1.13's dim reductions do: -0.0 and +0.0
+// compare equal, so the earlier one wins (amax of [-0, 0] is -0, of [0, -0] is
+// +0); a NaN beats every number and the first NaN wins (its payload kept).
+// The floating values returned are that element's exact bits, on every device
+// and thread count, and max(x, dim).values equals x at max(x, dim).indices.
+// (PyTorch's full max()/min() return whichever zero its vector code meets last.)
 Tensor amax(const Tensor& x, Dims dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, Dims dims = {}, bool keepdim = false);
 Tensor max(const Tensor& x);                                      // over all elements
