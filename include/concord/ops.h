@@ -97,8 +97,8 @@ Tensor binary(OpId op, const Operand& a, const Operand& b);
 // NaN operands of add, sub, mul, div (and sqrt's): the result is a's NaN if a
 // is NaN, else b's, quieted (in float16/bfloat16 its top payload bits), on
 // every device: add(NaN(0x7fc0), -NaN(0xffc0)) is 0x7fc0 in bfloat16. A NaN
-// made from numbers (inf - inf, 0 / 0) is the device's default NaN (-NaN on
-// the x86 CPU, +NaN on others) and may differ across devices.
+// made from numbers (inf - inf, 0 / 0, sqrt(-1)) is the device's default NaN
+// (-NaN on the x86 CPU) and may differ across devices (README, Vulkan).
 Tensor add(const Operand& a, const Operand& b);
 Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
 Tensor sub(const Operand& a, const Operand& b);
