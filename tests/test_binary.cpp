@@ -231,4 +231,70 @@ TEST_P(Elementwise, BoolArithmetic) {
 
 }  // namespace
 
+// NaN payloads: the first operand's NaN wins, then the second's, quieted and
+// rounded to the dtype (the top payload bits kept), whatever order the compiler
+// or the device's adder would pick. Checked bit for bit in contiguous,
+// strided and broadcast layouts.
+template <class B>
+std::vector<B> nan_bits(Dtype t) {
+  const int w = static_cast<int>(itemsize(t)) * 8;
+  const int mant = t == bfloat16 ? 7 : t == float16 ? 10 : t == float32 ? 23 : 52;
+  const B sign = B(1) << (w - 1), quiet = B(1) << (mant - 1);
+  const B exp = static_cast<B>((static_cast<B>(~B(0)) >> 1) & ~((B(1) << mant) - 1));
+  const B one = static_cast<B>(exp & ~(B(1) << (w - 2)));  // 1.0 has the exponent's bits but the top
+  // +qNaN, -qNaN, +qNaN with payload, -sNaN with payload, 1.0, -1.0 (as bits).
+  return {B(exp | quiet), B(sign | exp | quiet), B(exp | quiet | 1), B(sign | exp | 3), one, B(sign | one)};
+}
+
+template <class B>
+void check_nan_payloads(Dtype t, const Device& dev) {
+  const int mant = t == bfloat16 ? 7 : t == float16 ? 10 : t == float32 ? 23 : 52;
+  const B quiet = B(1) << (mant - 1);
+  const std::vector<B> v = nan_bits<B>(t);
+  const int64_t k = static_cast<int64_t>(v.size());
+  std::vector<B> a, b;
+  for (B x : v)
+    for (B y : v) { a.push_back(x); b.push_back(y); }
+  auto is_nan = [&](B x) { return (x & ~(B(1) << (itemsize(t) * 8 - 1))) > (v[0] & ~quiet); };
+  const int64_t n = k * k;
+  const Tensor ta = from_host(a.data(), {n}, t).to(dev), tb = from_host(b.data(), {n}, t).to(dev);
+  const std::pair<const char*, BinFn> ops[] = {{"add", [](const Tensor& x, const Tensor& y) { return add(x, y); }},
+                                               {"sub", [](const Tensor& x, const Tensor& y) { return sub(x, y); }},
+                                               {"mul", [](const Tensor& x, const Tensor& y) { return mul(x, y); }},
+                                               {"div", [](const Tensor& x, const Tensor& y) { return div(x, y); }}};
+  for (const auto& [nm, fn] : ops) {
+    const Tensor layouts[] = {fn(ta, tb), fn(ta.view({k, k}).transpose(0, 1), tb.view({k, k}).transpose(0, 1)).transpose(0, 1).contiguous().view({n})};
+    for (int l = 0; l < 2; ++l) {
+      const Tensor h = layouts[l].to(kCPU).contiguous();
+      const B* r = static_cast<const B*>(h.raw_data());
+      for (int64_t i = 0; i < n; ++i) {
+        if (!is_nan(a[i]) && !is_nan(b[i])) continue;
+        const B want = static_cast<B>((is_nan(a[i]) ? a[i] : b[i]) | quiet);
+        EXPECT_EQ(r[i], want) << nm << " " << name(t) << " layout " << l << " a=0x" << std::hex << +a[i] << " b=0x" << +b[i];
+      }
+    }
+    // A broadcast scalar NaN as either operand.
+    for (int64_t j = 0; j < 4; ++j) {
+      const Tensor s = from_host(&v[j], {1}, t).to(dev);
+      const Tensor h1 = fn(s, tb).to(kCPU), h2 = fn(ta, s).to(kCPU);
+      for (int64_t i = 0; i < n; ++i) {
+        EXPECT_EQ(static_cast<const B*>(h1.raw_data())[i], static_cast<B>(v[j] | quiet)) << nm << " " << name(t) << " scalar first " << j;
+        const B w2 = static_cast<B>((is_nan(a[i]) ? a[i] : v[j]) | quiet);
+        EXPECT_EQ(static_cast<const B*>(h2.raw_data())[i], w2) << nm << " " << name(t) << " scalar second " << j << " i " << i << " a=0x" << std::hex << +a[i] << " w=0x" << +w2 << std::dec;
+      }
+    }
+  }
+  const Tensor sq = sqrt(ta).to(kCPU);
+  for (int64_t i = 0; i < n; ++i)
+    if (is_nan(a[i])) EXPECT_EQ(static_cast<const B*>(sq.raw_data())[i], static_cast<B>(a[i] | quiet)) << "sqrt " << name(t);
+}
+
+TEST_P(Elementwise, NaNPayloadOfTheFirstNaNOperand) {
+  for (Dtype t : {float16, bfloat16}) {
+    if (!skip(t)) check_nan_payloads<uint16_t>(t, device());
+  }
+  if (!skip(float32)) check_nan_payloads<uint32_t>(float32, device());
+  if (!skip(float64)) check_nan_payloads<uint64_t>(float64, device());
+}
+
 CONCORD_INSTANTIATE_DEVICES(Elementwise);

@@ -83,6 +83,33 @@ TEST_P(LinalgNormTest, VectorNormMatchesLoops) {
   EXPECT_THROW(linalg::vector_norm(make(v, shape, float32, device()), 2, {1, 1}), ShapeError);
 }
 
+// Orders with no value over zero elements raise, as PyTorch 1.13 does; the
+// others give 0, and an empty outer shape gives an empty result.
+TEST_P(LinalgNormTest, EmptyInputsRaiseForInfAndNegativeOrders) {
+  const Tensor e = make({}, {0}, float32, device());
+  const Tensor e03 = make({}, {0, 3}, float32, device()), e30 = make({}, {3, 0}, float32, device());
+  for (double ord : {-kInf, -2.0, -1.0, -0.5, kInf}) {
+    const std::string w = "ord " + std::to_string(ord);
+    EXPECT_THROW(linalg::vector_norm(e, ord), ShapeError) << w;
+    EXPECT_THROW(linalg::vector_norm(e03, ord, {0}), ShapeError) << w;
+    EXPECT_THROW(linalg::vector_norm(e30, ord, {1}), ShapeError) << w;
+    EXPECT_EQ(linalg::vector_norm(e03, ord, {1}).numel(), 0) << w;
+    EXPECT_EQ(linalg::vector_norm(e30, ord, {0}).numel(), 0) << w;
+  }
+  for (double ord : {0.0, 0.5, 1.0, 2.0, 3.0}) {
+    const std::string w = "ord " + std::to_string(ord);
+    EXPECT_EQ(values(linalg::vector_norm(e, ord)), (Vec{0})) << w;
+    EXPECT_EQ(values(linalg::vector_norm(e03, ord, {0})), (Vec{0, 0, 0})) << w;
+    EXPECT_EQ(values(linalg::vector_norm(e30, ord, {1})), (Vec{0, 0, 0})) << w;
+  }
+  try {
+    linalg::vector_norm(e, -1);
+    ADD_FAILURE() << "no throw";
+  } catch (const ShapeError& err) {
+    EXPECT_EQ(std::string(err.what()).rfind("[linalg.vector_norm]", 0), 0u) << err.what();
+  }
+}
+
 TEST_P(LinalgNormTest, MatrixNormsFromSumsMatchLoops) {
   const int64_t r = 3, c = 5;
   const Vec v = uniform(2 * r * c, 2, -3, 3);

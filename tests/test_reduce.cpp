@@ -246,6 +246,56 @@ TEST_P(ReduceTest, ArgmaxFirstOccurrenceAndMaxDim) {
   EXPECT_EQ(argmax(make(v, {300000}, float32, device())).item<int64_t>(), 123456);
 }
 
+// The first extreme element wins, bits and all (PyTorch 1.13's dim reductions):
+// the sign of a zero result and of a NaN result is the first such element's.
+TEST_P(ReduceTest, FirstExtremeZeroAndNaNAgreeWithIndex) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto sign_of = [](const Tensor& t) {
+    std::vector<int> r;
+    for (double v : t.to_vector<double>()) r.push_back(std::signbit(v) ? -1 : 1);
+    return r;
+  };
+  for (Dtype t : kFloats) {
+    if (skip(t)) continue;
+    SCOPED_TRACE(std::string(name(t)));
+    const Tensor a = make({0.0, -0.0, 0.0, -0.0, 0.0}, {5}, t, device());
+    const Tensor b = make({-0.0, 0.0, -0.0}, {3}, t, device());
+    for (const Tensor* x : {&a, &b}) {
+      const int want = std::signbit(x->to_vector<double>()[0]) ? -1 : 1;
+      for (auto vi : {max(*x, 0), min(*x, 0)}) {
+        EXPECT_EQ(vi.indices.item<int64_t>(), 0);
+        EXPECT_EQ(sign_of(vi.values), (std::vector<int>{want}));
+      }
+      EXPECT_EQ(sign_of(amax(*x)), (std::vector<int>{want}));
+      EXPECT_EQ(sign_of(amin(*x)), (std::vector<int>{want}));
+      EXPECT_EQ(sign_of(max(*x)), (std::vector<int>{want}));
+      EXPECT_EQ(sign_of(min(*x, 0, true).values), (std::vector<int>{want}));
+    }
+    // Rows and columns of [[-0, 0, 0], [0, -0, -1]]; multi-dim in row-major order.
+    const Tensor m = make({-0.0, 0.0, 0.0, 0.0, -0.0, -1.0}, {2, 3}, t, device());
+    EXPECT_EQ(sign_of(amax(m, {1})), (std::vector<int>{-1, 1}));
+    EXPECT_EQ(sign_of(amax(m, {0})), (std::vector<int>{-1, 1, 1}));
+    EXPECT_EQ(sign_of(amin(m, {0})), (std::vector<int>{-1, 1, -1}));
+    EXPECT_EQ(sign_of(amax(m.transpose(0, 1), {0, 1})), (std::vector<int>{-1}));
+    EXPECT_EQ(sign_of(amax(m.view({1, 2, 3}), {0, 2})), (std::vector<int>{-1, 1}));
+    // The first NaN wins, its sign kept; value and index agree.
+    const Tensor n = make({1.0, -nan, 2.0, nan}, {4}, t, device());
+    auto mx = max(n, 0);
+    EXPECT_EQ(mx.indices.item<int64_t>(), 1);
+    EXPECT_TRUE(std::isnan(mx.values.item<double>()));
+    EXPECT_EQ(sign_of(mx.values), (std::vector<int>{-1}));
+    EXPECT_EQ(sign_of(amin(n)), (std::vector<int>{-1}));
+    // A long row split across threads/work groups: the first zero is deep inside.
+    std::vector<double> v(200000, -1.0);
+    v[70001] = -0.0;
+    v[150000] = 0.0;
+    const Tensor l = make(v, {200000}, t, device());
+    EXPECT_EQ(sign_of(amax(l)), (std::vector<int>{-1}));
+    EXPECT_EQ(sign_of(max(l, 0).values), (std::vector<int>{-1}));
+    EXPECT_EQ(max(l, 0).indices.item<int64_t>(), 70001);
+  }
+}
+
 TEST_P(ReduceTest, AllAnyEveryDtype) {
   for (Dtype t : kSumDtypes) {
     if (skip(t)) continue;

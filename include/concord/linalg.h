@@ -81,8 +81,11 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left 
 
 // Vector norm over dims ({} = all dims):
 //   ord = p > 0 or p < 0 (sum |x|^p)^(1/p), inf max |x|, -inf min |x|, 0 number of non-zeros.
-// Computed in float64 (float32 inputs and halves round once). inf/-inf over
-// zero elements raise ShapeError; the others give 0.
+// Computed in float64 (float32 inputs and halves round once). Over zero
+// elements (an empty x, or an empty reduced dim with other dims non-empty),
+// ord = inf, -inf or any p < 0 raise ShapeError, as in PyTorch; ord = 0 and
+// p > 0 give 0. Example: vector_norm(zeros({0}), -1) throws; vector_norm(
+// zeros({3, 0}), 2, {1}) is [0, 0, 0]; vector_norm(zeros({0, 3}), -1, {1}) is [].
 Tensor vector_norm(const Tensor& x, double ord = 2.0, Dims dims = {}, bool keepdim = false);
 
 // Matrix norm over two dims (default the last two):

@@ -94,6 +94,11 @@ Tensor unary(OpId op, const Tensor& x);
 Tensor binary(OpId op, const Operand& a, const Operand& b);
 
 // ---- binary elementwise ----
+// NaN operands of add, sub, mul, div (and sqrt's): the result is a's NaN if a
+// is NaN, else b's, quieted (in float16/bfloat16 its top payload bits), on
+// every device: add(NaN(0x7fc0), -NaN(0xffc0)) is 0x7fc0 in bfloat16. A NaN
+// made from numbers (inf - inf, 0 / 0, sqrt(-1)) is the device's default NaN
+// (-NaN on the x86 CPU) and may differ across devices (README, Vulkan).
 Tensor add(const Operand& a, const Operand& b);
 Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
 Tensor sub(const Operand& a, const Operand& b);
@@ -146,6 +151,14 @@ Tensor operator/(T a, const Tensor& b) { return div(a, b); }
 Tensor sum(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
 Tensor mean(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
 Tensor prod(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
+// amax/amin/max/min/argmax/argmin pick the FIRST extreme element in row-major
+// order of the reduced dims, as PyTorch 1.13's dim reductions do: -0.0 and +0.0
+// compare equal, so the earlier one wins (amax of [-0, 0] is -0, of [0, -0] is
+// +0); a NaN beats every number and the first NaN wins (its payload kept).
+// The floating values returned are that element's exact bits, on every device
+// and thread count, and max(x, dim).values equals x at max(x, dim).indices.
+// Deliberate difference: PyTorch's full max()/min() (no dim) may return either
+// zero (amax of [0, -0] is +0, max() of it -0); concord's follow the same rule.
 Tensor amax(const Tensor& x, Dims dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, Dims dims = {}, bool keepdim = false);
 Tensor max(const Tensor& x);                                      // over all elements

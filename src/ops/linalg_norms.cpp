@@ -87,9 +87,11 @@ Tensor vector_norm_impl(detail::Dispatch& d, const char* op, const Tensor& x, do
   if (scalar) red = {true};
   Layout l = layout_of(xs, red, keepdim);
   if (scalar) l.out_shape = Shape{};
-  if (std::isinf(ord) && l.inner == 0 && l.outer > 0)
+  // As in PyTorch: inf and negative orders have no identity over zero elements
+  // (min of nothing, or a sum of 0 raised to a negative power), so they raise.
+  if ((std::isinf(ord) || ord < 0) && l.inner == 0 && l.outer > 0)
     throw ShapeError(la::tag(op) + " ord = " + ord_str(ord) + " over zero elements has no value (" + la::desc(x) +
-                     ", dims " + shape_str(dims) + "); use another ord or reduce a non-empty dim");
+                     ", dims " + shape_str(dims) + "); use ord 0 or a positive finite ord, or reduce a non-empty dim");
   return d.run(x.device(), x.dtype(), [&] { return shape_str(x.shape()); }, {detail::Arg(xs, detail::Prep::none)},
                [&](const Plan& p, const detail::Inputs&) {
                  Tensor in = host_input(p, xs, l, x.dtype(), false).view(Shape{l.outer, l.inner});

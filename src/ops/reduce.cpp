@@ -91,9 +91,59 @@ Dtype int_widened(const Tensor& x, std::optional<Dtype> dtype) {
   return is_floating(x.dtype()) ? x.dtype() : int64;
 }
 
+// Floating amax/amin/max/min: the first extreme element in row-major order of
+// the reduced dims (its bits: +0 vs -0, the NaN's payload), found by the
+// device's argmax/argmin (first occurrence, NaN first) and read back by
+// gather. A value-only reduction cannot say which of two equal zeros came
+// first once the device splits the work, so this is the one rule on every
+// device and thread count, and max(x, dim)'s value is x at its index.
+Tensor first_extreme(detail::Dispatch& d, OpId op, const Dims& dims, bool keepdim) {
+  const Tensor& x = d.tensor(0);
+  const char* opn = op_name(op).data();
+  const Device dev = detail::common_device(opn, {&x});
+  const detail::ReduceDims rd = detail::reduce_dims(opn, x, dims, keepdim);
+  const OpId arg = (op == OpId::amax || op == OpId::max) ? OpId::argmax : OpId::argmin;
+  return d.run(dev, x.dtype(), [&] { return detail::describe(x); }, {detail::Arg(rd.x)},
+               [&](const detail::Plan& p, const detail::Inputs& in) {
+                 if (rd.count == 0)
+                   throw ShapeError("[" + std::string(opn) + "] of " + detail::describe_on(x) + " over dims " +
+                                    shape_str(rd.dims) + " reduces 0 elements, and " + opn +
+                                    " has no identity; reduce over non-empty dims (check numel() first)");
+                 Tensor out = empty(rd.keep_shape, in[0].dtype(), p.exec);
+                 if (out.numel() == 0) return out.view(rd.out_shape);
+                 const Tensor& xi = in[0];
+                 const int64_t nd = xi.ndim();
+                 Tensor src = xi;  // reduced dims as one dim (the last, unless a single dim)
+                 int64_t rdim = rd.dims[0];
+                 if (rd.dims.size() > 1) {
+                   Dims perm;
+                   Shape flat;
+                   for (int64_t k = 0; k < nd; ++k)
+                     if (std::find(rd.dims.begin(), rd.dims.end(), k) == rd.dims.end()) {
+                       perm.push_back(k);
+                       flat.push_back(xi.shape()[static_cast<size_t>(k)]);
+                     }
+                   for (int64_t k : rd.dims) perm.push_back(k);
+                   const Tensor pv = xi.permute(perm);
+                   Tensor c = empty(pv.shape(), xi.dtype(), p.exec);
+                   p.backend->copy(pv, c);
+                   flat.push_back(rd.count);
+                   src = c.view(flat);
+                   rdim = static_cast<int64_t>(flat.size()) - 1;
+                 }
+                 Shape ks = src.shape();
+                 ks[static_cast<size_t>(rdim)] = 1;
+                 Tensor idx = empty(ks, int64, p.exec);
+                 p.backend->arg_reduce(arg, src, rdim, idx);
+                 p.backend->gather(src, rdim, idx, out.view(ks));
+                 return out.view(rd.out_shape);
+               });
+}
+
 // Orderings are defined on numbers; bool compares as uint8 and converts back.
 Tensor extreme(OpId op, const Tensor& x0, Dims dims, bool keepdim) {
   detail::Dispatch d(op, {&x0});
+  if (is_floating(d.tensor(0).dtype())) return first_extreme(d, op, dims, keepdim);
   const bool is_bool = d.tensor(0).dtype() == bool_;
   Tensor r = detail::run_reduce(d, dims, keepdim, is_bool ? uint8 : d.tensor(0).dtype(), std::nullopt, {},
                                 EmptyRule::error());
@@ -164,7 +214,7 @@ Tensor min(const Tensor& x) { return extreme(OpId::min, x, {}, false); }
 
 ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
   Tensor idx = arg_extreme(OpId::argmax, x, dim, keepdim);  // validates dim and emptiness first
-  return {extreme(OpId::max, x, {dim}, keepdim), idx};
+  return {extreme(OpId::max, x, {dim}, keepdim), idx};  // floating: the element at idx (first_extreme)
 }
 
 ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {

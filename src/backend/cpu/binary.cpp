@@ -122,7 +122,7 @@ struct Add {
   template <class V> V operator()(V x, V y) const {
     if constexpr (std::is_same_v<V, bool>) return x || y;
     else if constexpr (std::is_integral_v<V>) return static_cast<V>(Wide<V>(x) + Wide<V>(y));
-    else return x + y;
+    else return x != x ? x + x : x + y;  // x's NaN first, as the vector kernels (vec_impl.h)
   }
 };
 struct Sub {
@@ -135,7 +135,7 @@ struct Mul {
   template <class V> V operator()(V x, V y) const {
     if constexpr (std::is_same_v<V, bool>) return x && y;
     else if constexpr (std::is_integral_v<V>) return static_cast<V>(Wide<V>(x) * Wide<V>(y));
-    else return x * y;
+    else return x != x ? x + x : x * y;
   }
 };
 struct Div { template <class V> V operator()(V x, V y) const { return x / y; } };

@@ -162,9 +162,12 @@ template <> struct Io<Ty::bf16> {
 
 // ---------------- binary ----------------
 
-struct Add { VEC_INLINE static vf f(vf x, vf y) { return x + y; } };
+// NaN operands: the first one's NaN, quieted, then the second's (what x86,
+// OpenCL and the shaders give for x - y and x / y). The compiler may swap the
+// operands of + and *, so those pick x's NaN explicitly (x + x quiets it).
+struct Add { VEC_INLINE static vf f(vf x, vf y) { return (x != x) ? x + x : x + y; } };
 struct Sub { VEC_INLINE static vf f(vf x, vf y) { return x - y; } };
-struct Mul { VEC_INLINE static vf f(vf x, vf y) { return x * y; } };
+struct Mul { VEC_INLINE static vf f(vf x, vf y) { return (x != x) ? x + x : x * y; } };
 struct Div { VEC_INLINE static vf f(vf x, vf y) { return x / y; } };
 // As the scalar kernels: NaN in either operand propagates.
 struct Max { VEC_INLINE static vf f(vf x, vf y) { return ((x < y) | (y != y)) ? y : x; } };

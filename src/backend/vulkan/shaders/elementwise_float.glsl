@@ -88,8 +88,13 @@ F assemble(bool neg, UB q, bool sticky, int E) {
 
 // a / b correctly rounded (to nearest even), by long division of the
 // significands: integer arithmetic only, whatever the device's division.
+// A NaN operand: the first one's NaN, quieted (the CPU's and OpenCL's rule).
+F quiet_nan(F x) { return FROMBITS(TOBITS(x) | (UB(1) << (MANT - 1))); }
+
 F div_rn(F a, F b) {
-  if (isnan(a) || isnan(b) || isinf(a) || isinf(b) || a == F(0) || b == F(0)) {
+  if (isnan(a)) return quiet_nan(a);
+  if (isnan(b)) return quiet_nan(b);
+  if (isinf(a) || isinf(b) || a == F(0) || b == F(0)) {
     // IEEE's special cases: inf/inf and 0/0 are NaN, x/0 infinite, x/inf zero.
     const bool neg = f_signbit(a) != f_signbit(b);
     if (isnan(a) || isnan(b) || (isinf(a) && isinf(b)) || (a == F(0) && b == F(0))) return f_nan();
@@ -111,7 +116,8 @@ F div_rn(F a, F b) {
 
 // sqrt(x) correctly rounded: digit-by-digit integer square root.
 F sqrt_rn(F x) {
-  if (isnan(x) || x < F(0)) return f_nan();
+  if (isnan(x)) return quiet_nan(x);
+  if (x < F(0)) return f_nan();
   if (x == F(0) || isinf(x)) return x;
   int ex;
   const UB n = significand(x, ex);
