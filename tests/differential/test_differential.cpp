@@ -8,6 +8,9 @@
 // Skips, saying why, only where /usr/bin/python3 cannot import torch and numpy.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <map>
 #include <memory>
 #include <set>
@@ -26,14 +29,16 @@ namespace {
 struct Loaded {
   std::vector<cd::Case> cases;
   std::string skip;   // why the suite cannot run here
+  std::string error;  // the generator failed
 };
 
 // Runs the generator once per process.
 const Loaded& loaded() {
   static const Loaded l = [] {
     Loaded r;
-    const std::string err = ::testing::TempDir() + "concord_torch_cases.err";
-    const std::string cmd = std::string(CONCORD_TORCH_PYTHON) + " " + CONCORD_TORCH_CASES + " 2>" + err;
+    const std::string err = ::testing::TempDir() + "concord_torch_cases." + std::to_string(getpid()) + ".err";
+    const char* py = std::getenv("CONCORD_TORCH_PYTHON");  // default: /usr/bin/python3 (CMake cache)
+    const std::string cmd = std::string(py && *py ? py : CONCORD_TORCH_PYTHON) + " " + CONCORD_TORCH_CASES + " 2>" + err;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) { r.skip = "cannot run " + cmd; return r; }
     std::string text;
@@ -45,9 +50,17 @@ const Loaded& loaded() {
       for (size_t n; (n = fread(buf, 1, sizeof buf, e)) > 0;) why.append(buf, n);
       fclose(e);
     }
+    std::remove(err.c_str());
+    // Status 3: torch/numpy cannot be imported, 127: no /usr/bin/python3 (the reasons to
+    // skip); any other failure is a broken generator.
+    const bool missing = WIFEXITED(st) && (WEXITSTATUS(st) == 3 || WEXITSTATUS(st) == 127);
+    if (st != 0 && !missing) {
+      r.error = "torch_cases.py failed (" + cmd + ", status " + std::to_string(st) + "):\n" + why;
+      return r;
+    }
     if (st != 0) {
-      r.skip = "PyTorch's side of the suite did not run (" + cmd + ", status " + std::to_string(st) +
-               "): " + why + "Install python3-torch and python3-numpy (make test does).";
+      r.skip = "PyTorch's side of the suite cannot run: " + why +
+               "Install python3-torch and python3-numpy (make test does).";
       return r;
     }
     r.cases = cd::parse_cases(text);
@@ -184,6 +197,7 @@ class Differential : public concord::test::DeviceTest {};
 
 TEST_P(Differential, AgainstPyTorch) {
   const Loaded& l = loaded();
+  ASSERT_TRUE(l.error.empty()) << l.error;
   if (!l.skip.empty()) GTEST_SKIP() << l.skip;
   ASSERT_GT(l.cases.size(), 1000u) << "the generator produced too few cases";
   const auto& devs = cd::known_deviations();
