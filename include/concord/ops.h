@@ -89,7 +89,7 @@ Tensor binary(OpId op, const Operand& a, const Operand& b);
 // ---- binary elementwise ----
 Tensor add(const Operand& a, const Operand& b);
 Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
-Tensor sub(const Operand& a, const Operand& b);
+Tensor sub(const Operand& a, const Operand& b);                 // a bool operand (tensor or number) raises DtypeError, as PyTorch
 Tensor mul(const Operand& a, const Operand& b);
 Tensor div(const Operand& a, const Operand& b);                 // true division: integers give float32
 Tensor pow(const Operand& a, const Operand& b);                 // integer ** negative: 1 for 1, ±1 for -1, else 0

@@ -7,13 +7,6 @@ namespace concord::differential {
 
 namespace {
 
-bool any_operand(const Case& c, bool (*pred)(const Operand&)) {
-  for (const Operand& a : c.args) if (pred(a)) return true;
-  return false;
-}
-bool is_bool_operand(const Operand& a) {
-  return a.is_scalar ? a.scalar.kind() == Scalar::Kind::boolean : a.dtype == Dtype::bool_;
-}
 bool first_is(const Case& c, bool (*pred)(Dtype)) { return !c.args.empty() && !c.args[0].is_scalar && pred(c.args[0].dtype); }
 bool integral(Dtype t) { return !is_floating(t); }
 bool is_bool(Dtype t) { return t == Dtype::bool_; }
@@ -39,7 +32,6 @@ const std::vector<Deviation>& known_deviations() {
   static const std::vector<Deviation> table = {
       {"all_any_uint8",
        [](const Case& c) { return (c.op == "all" || c.op == "any") && first_is(c, is_uint8); }, nullptr},
-      {"sub_bool", [](const Case& c) { return c.op == "sub" && any_operand(c, is_bool_operand); }, nullptr},
       {"gelu_integer", [](const Case& c) { return c.op == "gelu" && first_is(c, integral); }, nullptr},
       {"gelu_neg_inf", nullptr,
        [](const Case& c, double tv, double cv) { return c.op == "gelu" && std::isnan(tv) && cv == 0; }},
