@@ -153,6 +153,13 @@ std::vector<Tensor> run_op(const Case& c, const std::vector<Tensor>& t, const st
   if (op == "mm") return {mm(t[0], t[1])};
   if (op == "mv") return {mv(t[0], t[1])};
   if (op == "dot") return {dot(t[0], t[1])};
+  if (op == "addmm") {
+    const std::string b = c.param("beta");
+    const Scalar beta = b.find('.') != std::string::npos ? Scalar(num(b)) : Scalar(static_cast<int64_t>(num(b)));
+    return {addmm(t[0], t[1], t[2], beta)};
+  }
+  if (op == "matrix_norm")
+    return {c.param("ord") == "fro" ? linalg::matrix_norm(t[0], "fro") : linalg::matrix_norm(t[0], num(c.param("ord")))};
   if (op == "inv") return {linalg::inv(t[0])};
   if (op == "det") return {linalg::det(t[0])};
   if (op == "solve") return {linalg::solve(t[0], t[1])};

@@ -221,6 +221,10 @@ def run1(op, p, xs):
         return torch.where(xs[0], xs[1], xs[2])
     if op in ("matmul", "mm", "mv", "dot"):
         return getattr(torch, op)(xs[0], xs[1])
+    if op == "addmm":
+        return torch.addmm(xs[0], xs[1], xs[2], beta=float(p["beta"]) if "." in p["beta"] else int(p["beta"]))
+    if op == "matrix_norm":
+        return torch.linalg.matrix_norm(xs[0], p["ord"] if p["ord"] == "fro" else float(p["ord"]))
     if op == "inv":
         return torch.linalg.inv(xs[0])
     if op == "det":
@@ -231,7 +235,7 @@ def run1(op, p, xs):
 
 
 # Error models whose float64 reference is used (the rest compare PyTorch's bits).
-SCALED = {"sum", "mean", "prod", "cumsum", "var", "std", "norm", "vector_norm", "logsumexp", "softmax",
+SCALED = {"sum", "mean", "prod", "cumsum", "var", "std", "norm", "vector_norm", "matrix_norm", "addmm", "logsumexp", "softmax",
           "log_softmax", "matmul", "mm", "mv", "dot", "inv", "det", "solve"}
 ULP_REF = {"exp", "expm1", "log", "log1p", "log2", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "gelu",
            "erf", "pow", "atan2"}
@@ -250,6 +254,8 @@ def scales(op, p, xs, ref):
     x0 = xs[0]
     if op in ("matmul", "mm", "mv", "dot"):
         n = x0.shape[-1]
+    elif op == "addmm":
+        n = xs[1].shape[-1] + 2
     elif op in ("inv", "det", "solve"):
         n = x0.shape[-1] ** 2
     else:
@@ -448,6 +454,11 @@ def main():
         emit(out, cid(f"inv.{dt}"), "inv", {}, [T(dt, (3, 3), dd)])
         emit(out, cid(f"det.{dt}"), "det", {}, [T(dt, (3, 3), dd)])
         emit(out, cid(f"solve.{dt}"), "solve", {}, [T(dt, (3, 3), dd), T(dt, (3, 2), [1, 2, 3, 4, 5, 6])])
+    for dt, beta in (("float32", "0.5"), ("int64", "2"), ("int64", "0.5")):
+        emit(out, cid(f"addmm.{dt}"), "addmm", {"beta": beta}, [T(dt, (2,), [1, 2]), T(dt, (2, 3), fill(dt, 6, -2, 2)),
+                                                                 T(dt, (3, 2), fill(dt, 6, -2, 2))])
+    for o in ("fro", "2", "1"):
+        emit(out, cid(f"matrix_norm.nan.{o}"), "matrix_norm", {"ord": o}, [T("float32", (2, 2), [1.0, math.nan, 0.0, 1.0])])
     emit(out, cid("inv.float16"), "inv", {}, [T("float16", (3, 3), dd)])
     emit(out, cid("inv.bfloat16"), "inv", {}, [T("bfloat16", (3, 3), dd)])
     emit(out, cid("solve.notsquare"), "solve", {}, [T("float32", (2, 3), dd), T("float32", (2,), [1, 2])])
