@@ -10,6 +10,8 @@
 // float16/bfloat16 compute in float32 and round once on store.
 // div is true division (integers give float32), so it cannot fault; integer
 // remainder by zero gives 0 on every device (it never traps).
+// Semantics are PyTorch 1.13's; every deliberate difference (this header's
+// included) is listed once in docs/PYTORCH_DIFFERENCES.md.
 //
 // Reductions take dims ({} = all dims) and keepdim:
 //   auto s = concord::sum(x, {1}, /*keepdim=*/true);

@@ -26,6 +26,8 @@
 // shapes and dtypes (no "torch." prefix, which would name a type concord lacks):
 //   The values for attribute 'shape' do not match: [2, 3] != [3, 2].
 //   The values for attribute 'dtype' do not match: float32 != float64.
+// (Both differences, and compare() taking rtol or atol alone, are listed in
+// docs/PYTORCH_DIFFERENCES.md.)
 //
 // The error-model checks (check_elementwise, check_reduction, check_matmul,
 // check_solve) ask a sharper question: is the difference from an exact
