@@ -7,7 +7,9 @@ PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libgmock-dev libbenchm
   libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers \
   pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
   libvulkan-dev mesa-vulkan-drivers glslc
-BENCH_PACKAGES := python3-torch python3-numpy
+# PyTorch 1.13 for /usr/bin/python3: the differential suite (tests/differential/) and `make bench`.
+TORCH_PACKAGES := python3-torch python3-numpy
+BENCH_PACKAGES := $(TORCH_PACKAGES)
 # libgomp's default spin-wait after each OpenMP region starves OpenBLAS's own
 # threads (README, "Threads"); tests and benchmarks run with a passive policy.
 export OMP_WAIT_POLICY ?= passive
@@ -29,8 +31,10 @@ run: build
 	$(BUILD)/concord devices
 	$(BUILD)/concord parity --quick
 
-# The whole suite, then the whole suite again under ASan + UBSan + LSan.
+# The whole suite, then the whole suite again under ASan + UBSan + LSan. The differential
+# suite needs PyTorch; where it cannot be installed, that suite skips and says why.
 test: build
+	@bash tools/install-deps.sh $(TORCH_PACKAGES) || echo "warning: could not install $(TORCH_PACKAGES); the differential suite will skip"
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) asan
 

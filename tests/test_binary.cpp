@@ -81,6 +81,25 @@ TEST_P(Elementwise, BinaryFloatSpecialValues) {
   }
 }
 
+// Issue 23 (found by the differential suite): (-1)^y for a huge even integer y is
+// 1 (C99) on every device; the Vulkan shaders gave NaN (splitting y overflowed).
+// sigmoid of a large negative input keeps its subnormal result: OpenCL without
+// float64 gave 0 (1 / (1 + exp(100)) overflows in float).
+TEST_P(Elementwise, PowOfMinusOneAndSigmoidTail) {
+  for (Dtype t : kFloats) {
+    if (skip(t)) continue;
+    const double big = t == float16 ? 65504.0 : t == float64 ? 1.7976931348623157e308 : 3.3895313892515355e38;
+    const Tensor a = make1({-1.0, -1.0, 1.0, -1.0}, t, device());
+    const Tensor b = make1({big, -big, big, 2.0}, t, device());
+    EXPECT_EQ(values(pow(a, b)), (std::vector<double>{1, 1, 1, 1})) << name(t);
+  }
+  if (!capabilities(device()).keeps_subnormals) return;
+  const auto s = values(sigmoid(make1({-100.0, -90.0}, float32, device())));
+  // Exact: 3.72e-44 and 8.19e-40, subnormal in float32; 4 ULPs of the subnormal spacing allowed.
+  EXPECT_NEAR(s[0], 3.720075976020836e-44, 4 * 1.401298464324817e-45);
+  EXPECT_NEAR(s[1], 8.194012623990515e-40, 4 * 1.401298464324817e-45);
+}
+
 int64_t ref_int_pow(int64_t a, int64_t b) {
   if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
   int64_t r = 1;

@@ -249,6 +249,22 @@ TEST_P(Elementwise, Errors) {
   EXPECT_THROW(add(a, c), DeviceError);
   EXPECT_THROW(where(make1({1, 0, 1}, bool_, other), b.slice(0, 0, 3), 1), DeviceError);
   EXPECT_THROW(sub(make1({1}, bool_, device()), true), DtypeError);
+  // Issue 23: any bool operand raises, as PyTorch (bool - 2, float - True, 2 - bool).
+  const Tensor mask = make1({1, 0}, bool_, device()), f = make1({1, 2}, float32, device());
+  EXPECT_THROW(sub(mask, 2), DtypeError);
+  EXPECT_THROW(sub(f, true), DtypeError);
+  EXPECT_THROW(sub(f, mask), DtypeError);
+  EXPECT_THROW(2 - mask, DtypeError);
+  try {
+    (void)sub(f, mask);
+  } catch (const DtypeError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("[sub]", 0), 0u) << m;
+    EXPECT_NE(m.find("bool[2]"), std::string::npos) << m;
+    EXPECT_NE(m.find("logical_not"), std::string::npos) << m;
+    EXPECT_NE(m.find(device().str()), std::string::npos) << m;
+  }
+  EXPECT_EQ(values(sub(f, 1)), (std::vector<double>{0, 1}));  // numbers still fine
   EXPECT_THROW(add(Tensor(), 1), Error);
   // A failed op leaves its inputs as they were.
   EXPECT_EQ(values(a), (std::vector<double>{1, 2, 3, 4, 5, 6}));

@@ -13,7 +13,9 @@
 // The right-hand side B of solve and lu_solve is a vector (treated as a
 // one-column matrix, and the result drops that column again) iff
 //   B.ndim == 1, or B.ndim == A.ndim - 1 and B.shape == A.shape[:-1];
-// otherwise it is a batch of matrices [*, n, k]. This is PyTorch's rule.
+// otherwise it is a batch of matrices [*, n, k]. This is PyTorch's rule for
+// solve; PyTorch's lu_solve requires B with 2 dims or more, concord's takes the
+// vector forms too (docs/PYTORCH_DIFFERENCES.md).
 //
 // info (int32, shape A.shape[:-2]) of the _ex variants: 0 on success; k > 0
 // when U[k,k] (1-based) of the LU factorisation is exactly zero (singular), or

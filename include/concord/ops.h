@@ -17,6 +17,8 @@
 // float16/bfloat16 compute in float32 and round once on store.
 // div is true division (integers give float32), so it cannot fault; integer
 // remainder by zero gives 0 on every device (it never traps).
+// Semantics are PyTorch 1.13's; every deliberate difference (this header's
+// included) is listed once in docs/PYTORCH_DIFFERENCES.md.
 //
 // Reductions take dims ({} = all dims) and keepdim:
 //   auto s = concord::sum(x, {1}, /*keepdim=*/true);
@@ -101,7 +103,7 @@ Tensor binary(OpId op, const Operand& a, const Operand& b);
 // (-NaN on the x86 CPU) and may differ across devices (README, Vulkan).
 Tensor add(const Operand& a, const Operand& b);
 Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
-Tensor sub(const Operand& a, const Operand& b);
+Tensor sub(const Operand& a, const Operand& b);                 // a bool operand (tensor or number) raises DtypeError, as PyTorch
 Tensor mul(const Operand& a, const Operand& b);
 Tensor div(const Operand& a, const Operand& b);                 // true division: integers give float32
 Tensor pow(const Operand& a, const Operand& b);                 // integer ** negative: 1 for 1, ±1 for -1, else 0

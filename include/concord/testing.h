@@ -11,6 +11,24 @@
 //   Greatest relative difference: 0.265625 at index (5, 2) (up to 1.3e-06 allowed)
 //   Greatest ULP distance: 3 at index (3, 17)
 //
+// 0-dim inputs get PyTorch's scalar message (no element count, no index):
+//
+//   Scalars are not close!
+//
+//   Absolute difference: 0.5 (up to 1e-05 allowed)
+//   Relative difference: 0.5 (up to 1.3e-06 allowed)
+//   ULP distance: 4194304
+//
+// Integer (and bool) tensors: the relative difference is computed in float32,
+// as PyTorch's true division does ("0.3333333432674408"); 0-dim integers in
+// float64, as PyTorch's Python-number arithmetic does.
+// Attribute mismatches keep PyTorch's sentence with concord's own spelling of
+// shapes and dtypes (no "torch." prefix, which would name a type concord lacks):
+//   The values for attribute 'shape' do not match: [2, 3] != [3, 2].
+//   The values for attribute 'dtype' do not match: float32 != float64.
+// (Both differences, and compare() taking rtol or atol alone, are listed in
+// docs/PYTORCH_DIFFERENCES.md.)
+//
 // The error-model checks (check_elementwise, check_reduction, check_matmul,
 // check_solve) ask a sharper question: is the difference from an exact
 // reference explained by rounding, i.e. within the error bound of the
@@ -69,7 +87,8 @@ struct Comparison {
   double max_rel_diff = 0;        // |a - e| / |e|; inf where e == 0
   std::vector<int64_t> max_rel_index;
   uint64_t max_ulp = 0;           // ULPs of the compared dtype, on the bit patterns; 0 for integers
-  std::vector<int64_t> max_ulp_index;  // empty if no pair had a ULP distance (e.g. only NaNs)
+  std::vector<int64_t> max_ulp_index;
+  bool has_ulp = false;           // false if no pair had a ULP distance (integers, only NaNs)
   int64_t nan_mismatch = 0;       // elements not close because of a NaN
   int64_t inf_mismatch = 0;       // elements not close because of an infinity
   double rtol = 0, atol = 0;      // the tolerances used

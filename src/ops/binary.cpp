@@ -15,7 +15,21 @@ namespace {
 
 // Every binary op: operands promote (PyTorch's rules, numbers included) and
 // broadcast; the op table decides the dtype it runs in and its output dtype.
+// sub with any bool operand (tensor or number) raises, as PyTorch: "x - True" is
+// almost always a mask inverted the wrong way. Checked on the operands as given,
+// before promotion makes bool - 2 an int64 op.
+void reject_bool_sub(const Operand& a, const Operand& b) {
+  auto is_bool = [](const Operand& o) { return o.is_tensor() ? o.tensor().dtype() == bool_ : o.scalar().is_bool(); };
+  if (!is_bool(a) && !is_bool(b)) return;
+  const Operand& t = a.is_tensor() ? a : b;
+  throw DtypeError("[sub] subtraction with a bool operand is not supported (operands " +
+                   detail::describe_all({&a, &b}) + (t.is_tensor() ? " on " + t.tensor().device().str() : "") +
+                   "); to invert a mask use logical_not, else convert the bool operand with .to(int64) or "
+                   ".to(float32) first");
+}
+
 Tensor binary_op(OpId op, const Operand& a0, const Operand& b0) {
+  if (op == OpId::sub) reject_bool_sub(a0, b0);
   detail::Dispatch d(op, {&a0, &b0});
   const Operand& a = d.operand(0);
   const Operand& b = d.operand(1);

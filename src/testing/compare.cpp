@@ -194,7 +194,11 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOp
       const double absd = static_cast<double>(d < 0 ? -d : d);
       const double mag_e = std::fabs(static_cast<double>(e));
       const bool close = a == e || absd <= c.atol + c.rtol * mag_e;
-      const double reld = absd == 0 ? 0.0 : absd / mag_e;
+      // PyTorch divides integer tensors in float32 (true division's default dtype);
+      // a 0-dim comparison divides Python numbers, i.e. in float64.
+      const double reld = absd == 0            ? 0.0
+                          : c.shape.empty()   ? absd / mag_e
+                                              : static_cast<double>(static_cast<float>(absd) / static_cast<float>(mag_e));
       all.add(absd, reld, std::nullopt, i);
       if (!close) {
         ++c.mismatched;
@@ -235,6 +239,7 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOp
   c.max_rel_diff = s.rel.value;
   c.max_rel_index = unravel(s.rel.index, c.shape);
   if (s.ulp.index >= 0) {
+    c.has_ulp = true;
     c.max_ulp = s.ulp.value;
     c.max_ulp_index = unravel(s.ulp.index, c.shape);
   }
@@ -247,21 +252,31 @@ std::string Comparison::message() const {
   // PyTorch says "equal" and leaves out the allowed tolerances when both are 0.
   const bool equality = rtol == 0 && atol == 0;
   const bool integral = !is_floating(dtype);
-  std::string m = std::string("Tensor-likes are not ") + (equality ? "equal" : "close") + "!\n\n";
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "%.1f%%", static_cast<double>(mismatched) / static_cast<double>(total) * 100.0);
-  m += "Mismatched elements: " + std::to_string(mismatched) + " / " + std::to_string(total) + " (" + pct + ")\n";
-  auto line = [&](const char* type, const std::string& diff, const std::vector<int64_t>& idx, double tol) {
-    m += std::string("Greatest ") + type + " difference: " + diff + " at index " + index_str(idx);
+  // 0-dim inputs: PyTorch's scalar message, without element count or index.
+  const bool scalar = shape.empty();
+  std::string m = std::string(scalar ? "Scalars" : "Tensor-likes") + " are not " + (equality ? "equal" : "close") + "!\n\n";
+  if (!scalar) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%", static_cast<double>(mismatched) / static_cast<double>(total) * 100.0);
+    m += "Mismatched elements: " + std::to_string(mismatched) + " / " + std::to_string(total) + " (" + pct + ")\n";
+  }
+  // "Greatest absolute difference: D at index (i, j)" or, for scalars, "Absolute difference: D".
+  auto head = [&](const char* type, const char* title) {
+    return scalar ? std::string(title) + " difference: " : std::string("Greatest ") + type + " difference: ";
+  };
+  auto at = [&](const std::vector<int64_t>& idx) { return scalar ? std::string() : " at index " + index_str(idx); };
+  auto line = [&](const char* type, const char* title, const std::string& diff, const std::vector<int64_t>& idx,
+                  double tol) {
+    m += head(type, title) + diff + at(idx);
     if (!equality) m += " (up to " + float_repr(tol) + " allowed)";
     m += "\n";
   };
   char absbuf[48];
   std::snprintf(absbuf, sizeof absbuf, "%.0f", max_abs_diff);  // int64 differences print as integers
-  line("absolute", integral ? std::string(absbuf) : float_repr(max_abs_diff), max_abs_index, atol);
-  line("relative", float_repr(max_rel_diff), max_rel_index, rtol);
-  if (!integral && !max_ulp_index.empty())
-    m += "Greatest ULP distance: " + std::to_string(max_ulp) + " at index " + index_str(max_ulp_index) + "\n";
+  line("absolute", "Absolute", integral ? std::string(absbuf) : float_repr(max_abs_diff), max_abs_index, atol);
+  line("relative", "Relative", float_repr(max_rel_diff), max_rel_index, rtol);
+  if (!integral && has_ulp)
+    m += std::string(scalar ? "" : "Greatest ") + "ULP distance: " + std::to_string(max_ulp) + at(max_ulp_index) + "\n";
   m.pop_back();
   return m;
 }

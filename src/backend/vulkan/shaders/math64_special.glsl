@@ -222,6 +222,8 @@ double d_pow(double x, double y) {
     return neg ? -v : v;
   }
   if (x < 0.0lf && !is_int_d(y)) return f_nan();
+  // (-1)^y for an integer y: y * log2(1) is 0, but splitting a huge y overflows.
+  if (ax == 1.0lf) return neg ? -1.0lf : 1.0lf;
   double ll;
   const double lh = log2_hl(ax, ll);
   precise double th = y * lh;

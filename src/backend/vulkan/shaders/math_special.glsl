@@ -197,6 +197,8 @@ float m_pow(float x, float y) {
     return neg ? -v : v;
   }
   if (x < 0.0 && !is_int(y)) return f_nan();
+  // (-1)^y for an integer y: y * log2(1) is 0, but splitting a huge y overflows.
+  if (ax == 1.0) return neg ? -1.0 : 1.0;
   float ll;
   const float lh = log2_hl(ax, ll);
   precise float th = y * lh;
