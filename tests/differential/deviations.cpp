@@ -105,15 +105,4 @@ const std::vector<Deviation>& known_deviations() {
   return table;
 }
 
-// Issue 23, defects 3, 4, 6 and 7, fixed on another branch: remove this list after merging it.
-const std::vector<std::string>& expected_pending() {
-  static const std::vector<std::string> keys = {
-      "std.overflow", "var.overflow",                               // defect 3
-      "max.zeros", "min.zeros", "amax.zeros", "amin.zeros",         // defect 4
-      "pow.scalar_exponent",                                        // defect 6
-      "vector_norm.empty.-1",                                       // defect 7
-  };
-  return keys;
-}
-
 }  // namespace concord::differential

@@ -23,10 +23,6 @@ struct Deviation {
 };
 const std::vector<Deviation>& known_deviations();
 
-// Case keys (the id without its trailing ".N") that fail only because a fix on
-// another branch has not been merged yet: they expect PyTorch's / the float64
-// reference behaviour. Either outcome passes; the summary lists which failed.
-const std::vector<std::string>& expected_pending();
 
 // "std.overflow" for "std.overflow.1931".
 std::string case_key(const Case& c);

@@ -201,8 +201,7 @@ TEST_P(Differential, AgainstPyTorch) {
   if (!l.skip.empty()) GTEST_SKIP() << l.skip;
   ASSERT_GT(l.cases.size(), 1000u) << "the generator produced too few cases";
   const auto& devs = cd::known_deviations();
-  const auto& pending = cd::expected_pending();
-  std::map<std::string, int> fired, pending_failed;
+  std::map<std::string, int> fired;
   std::map<Dtype, bool> storable;
   const bool subnormals = concord::capabilities(device()).keeps_subnormals;
   int run = 0, skipped = 0, agreed = 0, failed = 0;
@@ -238,10 +237,6 @@ TEST_P(Differential, AgainstPyTorch) {
     });
     for (const std::string& n : names) ++fired[n];
     if (d.empty()) continue;
-    if (std::find(pending.begin(), pending.end(), cd::case_key(c)) != pending.end()) {
-      ++pending_failed[cd::case_key(c)];
-      continue;
-    }
     if (++failed <= 25) {
       failures += describe(c) + ":\n";
       for (size_t i = 0; i < d.size() && i < 4; ++i) failures += "  " + d[i].text + "\n";
@@ -250,7 +245,6 @@ TEST_P(Differential, AgainstPyTorch) {
   std::string summary = GetParam().label + ": " + std::to_string(run) + " cases run, " + std::to_string(agreed) +
                         " agree with PyTorch, " + std::to_string(skipped) + " skipped (dtype not stored here)\n";
   for (const auto& [n, k] : fired) summary += "  known deviation " + n + ": " + std::to_string(k) + " cases\n";
-  for (const auto& [n, k] : pending_failed) summary += "  expected-pending " + n + ": fails here\n";
   std::printf("%s", summary.c_str());
   EXPECT_EQ(failed, 0) << failed << " cases differ from PyTorch (first 25):\n" << failures << summary;
   if (GetParam().label == "cpu") {
