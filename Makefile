@@ -3,9 +3,9 @@
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
-PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libgmock-dev libbenchmark-dev \
+PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libbenchmark-dev \
   libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers \
-  pocl-opencl-icd clinfo libhwy-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
+  pocl-opencl-icd clinfo libcli11-dev nlohmann-json3-dev \
   libvulkan-dev mesa-vulkan-drivers glslc
 # PyTorch 1.13 for /usr/bin/python3: the differential suite (tests/differential/) and `make bench`.
 TORCH_PACKAGES := python3-torch python3-numpy
@@ -27,7 +27,9 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# The main job: the library and the CLI only (the tests are for `make test`).
+run: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target concord_cli
 	$(BUILD)/concord devices
 	$(BUILD)/concord parity --quick
 
