@@ -170,11 +170,7 @@ ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim = false);   // indi
 ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);  // no dim: flat index
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
-// Variance with Bessel's correction by default (correction = 1). std of finite
-// values never overflows inside: an output whose squared deviations pass the
-// dtype's range (std(float32 [1e30, 1e30, -1e30]) = 1.1547e30) is computed
-// again from x scaled by a power of two (the same bits on every device); var
-// of such values is past the range itself and gives inf.
+// Variance with Bessel's correction by default (correction = 1).
 Tensor var(const Tensor& x, Dims dims = {}, int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, Dims dims = {}, int64_t correction = 1, bool keepdim = false);
 // p = 1, 2 or inf (std::numeric_limits<double>::infinity()); others raise ValueError.

@@ -51,44 +51,11 @@ Tensor var(const Tensor& x, Dims dims, int64_t correction, bool keepdim) {
   return detail::run_reduce(d, dims, keepdim, x.dtype(), std::nullopt, a, EmptyRule::identity(kNaN));
 }
 
-namespace {
-Tensor std_once(const Tensor& x, const Dims& dims, int64_t correction, bool keepdim) {
+Tensor std(const Tensor& x, Dims dims, int64_t correction, bool keepdim) {
   ReduceArgs a;
   a.correction = correction;
   detail::Dispatch d(OpId::std, {&x});
   return detail::run_reduce(d, dims, keepdim, x.dtype(), std::nullopt, a, EmptyRule::identity(kNaN));
-}
-
-// std of finite values whose squared deviations pass the accumulator's range
-// (std of float32 [1e30, 1e30, -1e30]: the deviations squared overflow, the
-// std is 1.15e30) is computed again from x times 2^-e, e the exponent of the
-// output's max |x|, and multiplied back by 2^e: powers of two are exact, so
-// every device gives the same bits, and outputs that did not overflow keep theirs.
-Tensor std_rescaled(const Tensor& x, const Tensor& r, const Dims& dims, int64_t correction, bool keepdim) {
-  const Tensor m = amax(abs(x), dims, true);
-  const std::vector<double> mv = m.to_vector<double>();
-  std::vector<double> down(mv.size(), 1.0), up1(mv.size(), 1.0), up2(mv.size(), 1.0);
-  for (size_t i = 0; i < mv.size(); ++i) {
-    if (!(std::isfinite(mv[i]) && mv[i] > 0)) continue;
-    int e = 0;
-    std::frexp(mv[i], &e);
-    down[i] = std::ldexp(1.0, -e);
-    up1[i] = std::ldexp(1.0, e / 2);  // 2^e in two factors: 2^128 is past float32
-    up2[i] = std::ldexp(1.0, e - e / 2);
-  }
-  // Built on the host in float64 and converted there: nothing float64 reaches the device.
-  auto factor = [&](const std::vector<double>& v, Dtype t) { return from_host(v.data(), m.shape(), float64, kCPU).to(x.device(), t); };
-  const Tensor scaled = std_once(mul(x, factor(down, x.dtype())), dims, correction, true);
-  const Tensor fixed = mul(mul(scaled, factor(up1, scaled.dtype())), factor(up2, scaled.dtype()));
-  const Tensor redo = logical_and(isinf(r), isfinite(keepdim ? m : m.view(r.shape())));
-  return where(redo, keepdim ? fixed : fixed.view(r.shape()), r);
-}
-}  // namespace
-
-Tensor std(const Tensor& x, Dims dims, int64_t correction, bool keepdim) {
-  Tensor r = std_once(x, dims, correction, keepdim);
-  if (!is_floating(r.dtype()) || r.numel() == 0 || !any(isinf(r)).item<bool>()) return r;
-  return std_rescaled(x, r, dims, correction, keepdim);
 }
 
 Tensor norm(const Tensor& x, double p, Dims dims, bool keepdim) {

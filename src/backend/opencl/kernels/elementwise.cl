@@ -102,8 +102,10 @@ FLOOR_DIVIDE(double)
       case OP_cos: return (F)cos(w);                                                   \
       case OP_tan: return (F)tan(w);                                                   \
       case OP_tanh: return (F)tanh_##M(w);                                             \
-      /* exp(x) / (1 + exp(x)) below 0: exp(-x) would overflow in float (no float64) */ \
-      case OP_sigmoid: return (F)(w < (M)0 ? exp(w) / ((M)1 + exp(w)) : (M)1 / ((M)1 + exp(-w))); \
+      /* 1 / (1 + exp(-x)) as the CPU; in float (no float64) exp(-x) overflows */      \
+      /* below -88, where exp(x) / (1 + exp(x)) keeps the subnormal results */          \
+      case OP_sigmoid:                                                                 \
+        return (F)(sizeof(M) == 4 && w < (M)-80 ? exp(w) / ((M)1 + exp(w)) : (M)1 / ((M)1 + exp(-w))); \
       case OP_gelu: return (F)gelu_##M(w);                                             \
       case OP_erf: return (F)erf(w);                                                   \
       case OP_reciprocal: return (F)1 / x;                                             \
