@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "reduce_reference.h"
+#include "support/threads.h"
 
 namespace concord::test {
 namespace {
@@ -336,14 +337,6 @@ TEST_P(ReduceTest, LargeFloat32SumIsAccurate) {
 }
 
 // ---- determinism: the bits do not depend on the thread count ----
-
-class ThreadCount {
- public:
-  explicit ThreadCount(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~ThreadCount() { omp_set_num_threads(saved_); }
- private:
-  int saved_;
-};
 
 template <class F>
 void expect_same_bits_1_vs_2_threads(F&& f, const std::string& what) {

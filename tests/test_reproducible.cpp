@@ -19,6 +19,7 @@
 #include "concord/op_table.h"
 #include "concord/parity.h"
 #include "support/devices.h"
+#include "support/threads.h"
 
 using namespace concord;
 
@@ -50,13 +51,7 @@ std::string first_difference(const Tensor& a, const Tensor& b) {
   return "";
 }
 
-class ThreadCount {
- public:
-  explicit ThreadCount(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~ThreadCount() { omp_set_num_threads(saved_); }
- private:
-  int saved_;
-};
+using concord::test::ThreadCount;
 
 }  // namespace
 

@@ -8,12 +8,10 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "commands.h"
 #include "validate.h"
 #include "concord/concord.h"
-#include "concord/testing.h"
 #include "concord/testing.h"
 #include "concord/parity.h"
 
@@ -31,14 +29,6 @@ struct Config {
   std::optional<std::string> profile;
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::vector<Config> configs(const ParityOptions& o) {
   std::vector<Config> all;
@@ -56,7 +46,7 @@ std::vector<Config> configs(const ParityOptions& o) {
   // "vulkan:0=no-fp64" the contrasting configuration.
   std::vector<std::string> labels;
   for (const auto& c : all) labels.push_back(c.label);
-  for (const auto& want : split(o.devices, ',')) {
+  for (const auto& want : split_list(o.devices)) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const Config& c) { return c.label == want; });
     if (it == all.end()) throw ValueError("[parity] --devices: " + unknown_choice("configuration", want, labels));
     out.push_back(*it);
@@ -115,7 +105,7 @@ char letter(const testing::ParityResult& r) {
 
 int cmd_parity(const ParityOptions& o) {
   auto cases = testing::parity_cases(o.quick);
-  std::vector<std::string> ops = split(o.ops, ',');
+  std::vector<std::string> ops = split_list(o.ops);
   {
     // Names from the full sweep: an op of the full sweep is valid under --quick too.
     std::vector<std::string> known;
@@ -126,7 +116,7 @@ int cmd_parity(const ParityOptions& o) {
         throw ValueError("[parity] --ops: " + unknown_choice("op", op, known));
   }
   std::vector<Dtype> dtypes;
-  for (const auto& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
+  for (const auto& d : split_list(o.dtypes)) dtypes.push_back(parse_dtype(d));
   if (!ops.empty())
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const ParityCase& c) {
                   return std::find(ops.begin(), ops.end(), std::string(c.op_name())) == ops.end(); }), cases.end());
