@@ -1,0 +1,165 @@
+// Part of vec_impl.h's per-ISA body (included from it, inside its namespace,
+// with its macros and vector types): the transcendentals (exp, sigmoid, tanh,
+// log) as vector functors, and the helpers they share with the reductions
+// (vec_impl_reduce.h). Not a standalone header.
+// ---------------- transcendentals (float64 inside) ----------------
+
+using namespace expc;  // kLog2e, kShift, kLn2Hi/Lo, kInv2..9, kClamp (vec_math.h)
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr uint64_t kSqrt2Mant = 0x6a09e667f3bcdULL;  // mantissa bits of sqrt(2)
+
+// The x86 min/max instructions: a < b ? a : b and a > b ? a : b, so b when
+// either is NaN. One instruction where the vector-extension select is two.
+VEC_INLINE vf min_x86(vf a, vf b) {
+#if VEC_W == 16
+  return as<vf>(_mm512_min_ps(as<__m512>(a), as<__m512>(b)));
+#elif VEC_W == 8
+  return as<vf>(_mm256_min_ps(as<__m256>(a), as<__m256>(b)));
+#else
+  return as<vf>(_mm_min_ps(as<__m128>(a), as<__m128>(b)));
+#endif
+}
+VEC_INLINE vf max_x86(vf a, vf b) {
+#if VEC_W == 16
+  return as<vf>(_mm512_max_ps(as<__m512>(a), as<__m512>(b)));
+#elif VEC_W == 8
+  return as<vf>(_mm256_max_ps(as<__m256>(a), as<__m256>(b)));
+#else
+  return as<vf>(_mm_max_ps(as<__m128>(a), as<__m128>(b)));
+#endif
+}
+
+// x clamped to [-lim, lim]; NaN passes through (the instructions return their second operand).
+VEC_INLINE vf clamp(vf x, float lim) { return max_x86(splat<vf>(-lim), min_x86(splat<vf>(lim), x)); }
+
+// x = n ln2 + r with n integral and |r| <= ln2/2; returns r and sets scale = 2^n.
+VEC_INLINE vd reduce_ln2(const vd& x, vd& scale) {
+  const vd t = x * kLog2e + kShift;
+  const vd n = t - kShift;
+  const vd r = (x - n * kLn2Hi) - n * kLn2Lo;
+  // The low bits of t hold n; (n + 1023) << 52 is the double 2^n.
+  scale = as<vd>((as<vq>(t) + 1023) << 52);
+  return r;
+}
+
+// exp(x) for |x| <= kClamp (or NaN), relative error below 3e-10.
+VEC_INLINE vd exp_d(const vd& x) {
+  vd s;
+  const vd r = reduce_ln2(x, s);
+  // exp(r) = 1 + r + r^2/2! + ... + r^8/8! (remainder < 2.1e-10 relative for |r| <= ln2/2).
+  vd p = r * kInv8 + kInv7;
+  p = p * r + kInv6;
+  p = p * r + kInv5;
+  p = p * r + kInv4;
+  p = p * r + kInv3;
+  p = p * r + kInv2;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  return p * s;
+}
+
+// expm1(x) for 0 <= x <= kClamp (or NaN), relative error below 1e-9 (no cancellation near 0).
+VEC_INLINE vd expm1_d(const vd& x) {
+  vd s;
+  const vd r = reduce_ln2(x, s);
+  // expm1(r) = r (1 + r/2! + ... + r^8/9!)
+  vd p = r * kInv9 + kInv8;
+  p = p * r + kInv7;
+  p = p * r + kInv6;
+  p = p * r + kInv5;
+  p = p * r + kInv4;
+  p = p * r + kInv3;
+  p = p * r + kInv2;
+  p = p * r + 1.0;
+  const vd q = p * r;
+  return q * s + (s - 1.0);  // 2^n (expm1(r) + 1) - 1; exact step when n = 0
+}
+
+VEC_INLINE vd widen(vf x) { return __builtin_convertvector(x, vd); }
+VEC_INLINE vf narrow(const vd& x) { return __builtin_convertvector(x, vf); }  // round to nearest even
+
+// t[j[i]] for j in 0..7 and a table of 8 entries stored twice (vpermps on AVX2 / AVX-512).
+VEC_INLINE vf lookup8(const float (&t)[16], vi j) {
+#if VEC_W == 4
+  return __builtin_shuffle(load<vf>(t), load<vf>(t + 4), j);
+#else
+  return __builtin_shuffle(load<vf>(t), j);
+#endif
+}
+
+// v * 2^e rounded once, for |e| <= 150 and v in [0.9, 2] (exp's range): two
+// exact power-of-two factors, or AVX-512's scalef, which rounds the same
+// product once as well.
+VEC_INLINE vf scale2(vf v, vi e) {
+#if VEC_W == 16
+  return as<vf>(_mm512_scalef_ps(as<__m512>(v), _mm512_cvtepi32_ps(as<__m512i>(e))));
+#else
+  const vi e1 = e >> 1, e2 = e - e1;
+  return (v * as<vf>((e1 + 127) << 23)) * as<vf>((e2 + 127) << 23);
+#endif
+}
+
+// exp in float32 arithmetic, operation for operation exp_f32 (vec_math.h).
+struct Exp {
+  VEC_INLINE static vf f(vf x) {
+    namespace c = expf32;
+    x = clamp(x, c::kClamp);
+    const vf t = x * c::kInvStep + c::kShift;
+    const vf kf = t - c::kShift;
+    const vf r = (x - kf * c::kStepHi) - kf * c::kStepLo;
+    const vi k = as<vi>(as<vu>(t) - std::bit_cast<uint32_t>(c::kShift));
+    const vf p = (r * c::kInv24 + c::kInv6) * r + 0.5f;
+    const vf q = r + (r * r) * p;
+    const vi j = k & 7;
+    const vf th = lookup8(c::kT, j);
+    const vf v = th + (th * q + lookup8(c::kTlo, j));
+    return scale2(v, k >> 3);
+  }
+};
+
+struct Sigmoid {
+  VEC_INLINE static vf f(vf x) { return narrow(1.0 / (1.0 + exp_d(widen(clamp(-x, kClamp))))); }
+};
+
+// tanh(x) = sign(x) * e / (e + 2) with e = expm1(2|x|); |x| >= 20 gives +-1 exactly.
+struct Tanh {
+  VEC_INLINE static vf f(vf x) {
+    vf ax = as<vf>(as<vu>(x) & 0x7fffffffu);
+    ax = ax > 20.0f ? splat<vf>(20.0f) : ax;
+    const vd a = widen(ax);
+    const vd e = expm1_d(a + a);
+    const vf t = narrow(e / (e + 2.0));
+    return as<vf>(as<vu>(t) | (as<vu>(x) & 0x80000000u));
+  }
+};
+
+// log(x) = e ln2 + 2 atanh(s), s = (m - 1)/(m + 1), x = 2^e m with m in [sqrt(1/2), sqrt(2)).
+struct Log {
+  VEC_INLINE static vf f(vf x) {
+    const vd xd = widen(x);  // float subnormals are normal doubles
+    const vq bits = as<vq>(xd);
+    const vq mant = bits & 0x000fffffffffffffULL;
+    // big = 1 where m > sqrt(2) (integer arithmetic: double compares would not stay vectorised).
+    const vq big = 1 - ((mant - (kSqrt2Mant + 1)) >> 63);
+    const vq e = ((bits >> 52) & 0x7ff) + big;  // biased by 1023
+    const vd m = as<vd>((mant | 0x3ff0000000000000ULL) - (big << 52));  // halved where big
+    const vd s = (m - 1.0) / (m + 1.0);
+    const vd z = s * s;
+    // 2 atanh(s) = 2s (1 + z/3 + z^2/5 + ...); |s| < 0.1716, remainder < 2e-11 relative.
+    vd p = z * (2.0 / 13) + (2.0 / 11);
+    p = p * z + (2.0 / 9);
+    p = p * z + (2.0 / 7);
+    p = p * z + (2.0 / 5);
+    p = p * z + (2.0 / 3);
+    p = p * z + 2.0;
+    // e - 1023 as a double, exactly: the magic-number trick, cheaper than an int64 conversion.
+    const vd ed = as<vd>(e + (as<uint64_t>(kShift) - 1023)) - kShift;
+    const vd r = ed * kLn2 + s * p;
+    vf y = narrow(r);
+    const float inf = __builtin_inff(), nan = __builtin_nanf("");
+    y = x == 0.0f ? splat<vf>(-inf) : y;
+    y = x < 0.0f ? splat<vf>(nan) : y;
+    y = x == inf ? splat<vf>(inf) : y;
+    return x != x ? x + x : y;
+  }
+};
