@@ -1,5 +1,5 @@
 // The reproducible mode (policy.h): every op, every dtype, on every device
-// gives the CPU's bits, NaN payloads included; ops whose kernel on a device
+// gives the CPU's bits, every NaN the canonical quiet NaN; ops whose kernel on a device
 // is not built to give them take the counted CPU fallback, and the mode is
 // never silently weaker. Checked over the parity cases (odd sizes,
 // transposed and broadcast views, NaN/inf/±0/subnormal inputs), the
@@ -48,6 +48,29 @@ std::string first_difference(const Tensor& a, const Tensor& b) {
                     static_cast<unsigned long long>(u), static_cast<unsigned long long>(v));
       return buf;
     }
+  return "";
+}
+
+// The first NaN that is not the canonical quiet NaN (positive, top mantissa
+// bit only), checked on the bits independently of the library's own rule.
+std::string non_canonical_nan(const Tensor& t) {
+  if (!is_floating(t.dtype())) return "";
+  const auto b = bits(t);
+  const size_t isz = itemsize(t.dtype());
+  const bool bf = t.dtype() == bfloat16;
+  const uint64_t inf = isz == 2 ? (bf ? 0x7f80 : 0x7c00) : isz == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+  const uint64_t canon = isz == 2 ? (bf ? 0x7fc0 : 0x7e00) : isz == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull;
+  const uint64_t abs_mask = (isz == 8 ? ~0ull : (1ull << (8 * isz)) - 1) >> 1;
+  for (size_t i = 0; i < b.size(); i += isz) {
+    uint64_t u = 0;
+    std::memcpy(&u, b.data() + i, isz);
+    if ((u & abs_mask) > inf && u != canon) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "element %zu is NaN 0x%llx, not the canonical 0x%llx", i / isz,
+                    static_cast<unsigned long long>(u), static_cast<unsigned long long>(canon));
+      return buf;
+    }
+  }
   return "";
 }
 
@@ -137,6 +160,7 @@ TEST_P(ReproducibleDevices, EveryOpGivesTheCpusBits) {
       ++paths[std::string(name(s.path))];
       const std::string diff = first_difference(got, want);
       EXPECT_TRUE(diff.empty()) << what << " (" << name(s.path) << "): " << diff;
+      EXPECT_EQ(non_canonical_nan(got), "") << what << " (" << name(s.path) << ")";
     }
   }
   std::string summary;

@@ -230,6 +230,16 @@ TEST_F(VulkanRuntime, GridSplitsIntoRows) {
     EXPECT_LT(uint64_t(g[0]) * g[1] - groups, g[1]);  // fewer than one idle group per row
   }
   EXPECT_THROW(vk::Context::grid_1d(1ull << 40, 1, max), concord::DeviceError);
+  // NVIDIA's limits (2^31 - 1 groups in x): a row must still stay within
+  // 2^32 invocations, or gl_GlobalInvocationID.x wraps (seen on an H200).
+  const std::array<uint32_t, 3> wide{2147483647u, 65535, 65535};
+  for (uint32_t local : {1u, 64u, 256u, 1024u}) {
+    for (uint64_t n : {(1ull << 32) - 1, (1ull << 32) + 256, (1ull << 34) + 7}) {
+      const auto g = vk::Context::grid_1d(n, local, wide);
+      EXPECT_LE(uint64_t(g[0]) * local, 1ull << 32) << n << " in groups of " << local;
+      EXPECT_GE(uint64_t(g[0]) * g[1] * local, n);
+    }
+  }
 }
 
 TEST_F(VulkanRuntime, DispatchOverMoreThan65535Groups) {

@@ -116,6 +116,12 @@ struct Capabilities {
   // zero. The parity sweep judges a device that does not promise them accordingly.
   bool rounds_to_nearest = true;
   bool keeps_subnormals = true;
+  // NaN results keep the sign and payload of a NaN operand, and a NaN made
+  // from numbers (0/0) has the CPU's sign: true on cpu and emu. OpenCL and
+  // SPIR-V leave NaN bits free (NVIDIA returns 0x7fffffff for every float32
+  // NaN): only NaN-ness is promised there. The reproducible mode makes every
+  // NaN canonical on every device (policy.h), so this does not limit it.
+  bool keeps_nan_payloads = true;
   std::string description;            // e.g. the OpenCL device name and driver
   // Further facts about the device, one line each, printed by `concord
   // devices` (Vulkan: float controls, subgroups, limits, cooperative matrix).

@@ -22,7 +22,11 @@
 // backend's kernels are built to match); every other op takes the counted CPU
 // fallback (or, under FallbackPolicy::strict, NotImplementedError). Never
 // silently weaker: `concord ops --reproducible` shows where each op runs, and
-// the report counts the runs made in the mode.
+// the report counts the runs made in the mode. Every NaN an op returns in
+// the mode is the canonical quiet NaN (0x7fc00000 in float32: positive, no
+// payload), on the CPU too: which NaN 0/0 gives, and whether a payload
+// survives, differ by device (x86 gives -NaN, NVIDIA 0x7fffffff). Ops that
+// write in place (copy_, fill_) keep the bits they are given.
 //
 //   { concord::ReproducibleGuard g(true);
 //     auto y = concord::exp(x_on_opencl);   // the CPU's bits, wherever they were computed

@@ -14,6 +14,7 @@ namespace {
 
 void Backend::copy(const Tensor&, const Tensor&) { missing("copy", kind_name()); }
 void Backend::fill(const Tensor&, Scalar) { missing("fill", kind_name()); }
+void Backend::canonicalize_nan(const Tensor&) { missing("canonicalize_nan", kind_name()); }
 void Backend::iota(const Tensor&, double, double) { missing("arange", kind_name()); }
 void Backend::iota_int(const Tensor&, int64_t, int64_t) { missing("arange", kind_name()); }
 void Backend::random(OpId op, const Tensor&, uint64_t, uint64_t, int64_t, int64_t) {

@@ -61,6 +61,11 @@ class Backend {
   // dst may be a strided view (it is how copy_ and cat write into slices).
   virtual void copy(const Tensor& src, const Tensor& dst);
   virtual void fill(const Tensor& dst, Scalar v);                 // dst may be strided
+  // In place on a floating tensor (maybe strided): every NaN becomes the
+  // canonical quiet NaN of its dtype (positive, top mantissa bit only:
+  // kCanonicalNaN). Integer arithmetic on the bits, so no device can
+  // change them on the way. The reproducible mode's NaN rule (dispatch.h).
+  virtual void canonicalize_nan(const Tensor& t);
   // dst[i] = start + i * step for the contiguous dst (computed in double, rounded once).
   virtual void iota(const Tensor& dst, double start, double step);
   // The same in exact int64 arithmetic (two's complement on overflow), converted

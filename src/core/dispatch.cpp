@@ -277,6 +277,13 @@ void Dispatch::rethrow_from_fallback(const Plan& p) {
   throw;  // an Error of a type not listed here: unchanged
 }
 
+void Dispatch::canonical_nans(const Plan& p, const Inputs& in, Tensor& out) {
+  if (!out.defined() || !is_floating(out.dtype()) || out.numel() == 0) return;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in.ptr_[i] && in.ptr_[i]->defined() && in.ptr_[i]->storage() == out.storage()) return;
+  p.backend->canonicalize_nan(out);
+}
+
 void Dispatch::move_back(const Plan& p, Tensor& t) const {
   if (t.defined() && t.device() != p.device) t = t.to(p.device);
 }

@@ -177,6 +177,7 @@ class Dispatch {
         record(p.op, p.device, p.dtype, p.path);
       } else {
         auto out = body(p, in);
+        if (reproducible()) canonical_nans(p, in, out);
         if (p.exec != p.device) move_back(p, out);  // results are on exec: only a fallback moves them
         record(p.op, p.device, p.dtype, p.path);
         return out;
@@ -214,6 +215,16 @@ class Dispatch {
   template <size_t K>
   void move_back(const Plan& p, std::array<Tensor, K>& outs) const {
     for (Tensor& t : outs) move_back(p, t);
+  }
+  // The reproducible mode's NaN rule: every NaN in a floating result is the
+  // canonical quiet NaN (Backend::canonicalize_nan, on exec), since which NaN
+  // an op makes (0/0 is -NaN on x86, +NaN elsewhere) and whether a payload
+  // survives differ by device. A result that shares an input's storage (a
+  // view) is left alone: its bits are the input's.
+  static void canonical_nans(const Plan& p, const Inputs& in, Tensor& out);
+  template <size_t K>
+  static void canonical_nans(const Plan& p, const Inputs& in, std::array<Tensor, K>& outs) {
+    for (Tensor& t : outs) canonical_nans(p, in, t);
   }
   void autocast(size_t n);
   [[noreturn]] void too_many() const;

@@ -55,7 +55,7 @@ void claim_reproducible_by_rule(Capabilities& c, const ReproducibleRule& rule) {
     DtypeSet ok;
     if (m == ErrorModel::same_bits) ok = c.native[i];
     else if (m == ErrorModel::exact) ok = floats ? c.native[i] : c.native[i] - float_dtypes;
-    else ok = c.native[i] & (floats && rule.nan_signs ? as_cpu : as_cpu - float_dtypes);
+    else ok = c.native[i] & (floats ? as_cpu : as_cpu - float_dtypes);
     c.reproducible[i] = c.reproducible[i] | ok;
   }
 }

@@ -48,14 +48,13 @@ struct BackendDef {
 // backend computes as the CPU does (`as_cpu`, per op the dtypes: reductions in
 // the CPU's blocked order, the CPU's float32 exp). Floating dtypes only on a device that promises
 // round-to-nearest and kept subnormals (one that may flush a subnormal input
-// changes even a comparison), and, for the rounded and as_cpu ops, only
-// where `nan_signs`: a NaN made from non-NaN operands (0/0, inf - inf) has
-// the CPU's sign, which IEEE 754 leaves free. `except`: ops whose kernels the
-// backend knows to differ anyway.
+// changes even a comparison). Which NaN an op makes is free (IEEE 754 leaves
+// it so): the mode makes every NaN canonical (Dispatch::canonical_nans), so
+// NaN bits never bar a claim. `except`: ops whose kernels the backend knows
+// to differ anyway.
 struct ReproducibleRule {
   std::initializer_list<std::pair<OpId, DtypeSet>> as_cpu;
   std::initializer_list<OpId> except;
-  bool nan_signs = true;
 };
 void claim_reproducible_by_rule(Capabilities& c, const ReproducibleRule& rule);
 

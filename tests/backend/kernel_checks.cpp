@@ -162,6 +162,15 @@ std::vector<uint64_t> raw_bits(const Tensor& t) {
   return out;
 }
 
+std::vector<uint64_t> raw_bits(const Tensor& t, const Device& judged) {
+  std::vector<uint64_t> b = raw_bits(t);
+  if (capabilities(judged).keeps_nan_payloads || !is_floating(t.dtype())) return b;
+  const std::vector<double> v = t.to(kCPU).contiguous().to_vector<double>();
+  for (size_t i = 0; i < b.size(); ++i)
+    if (std::isnan(v[i])) b[i] = ~uint64_t{0};
+  return b;
+}
+
 std::vector<std::vector<double>> groups(const Tensor& x, const std::vector<int64_t>& dims) {
   const std::vector<double> v = x.to_vector<double>();
   const Shape& shape = x.shape();

@@ -113,6 +113,10 @@ std::vector<double> values(int64_t n, double lo, double hi, uint32_t seed, bool 
 Tensor make(const std::vector<double>& v, Shape shape, Dtype t);
 // The raw bits of every element (row-major), whatever the dtype, one per uint64.
 std::vector<uint64_t> raw_bits(const Tensor& t);
+// The same, for comparing with a result of `judged`: where that device does
+// not promise NaN bits (Capabilities::keeps_nan_payloads), every NaN reads
+// as one marker, so only NaN-ness is compared.
+std::vector<uint64_t> raw_bits(const Tensor& t, const Device& judged);
 // For each output (row-major over kept dims) the reduced elements, in row-major order.
 std::vector<std::vector<double>> groups(const Tensor& x, const std::vector<int64_t>& dims);
 // "float32[3, 4] strides [4, 1] dims [1 ]" for traces.

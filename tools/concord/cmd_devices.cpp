@@ -29,10 +29,11 @@ int cmd_devices() {
       if (c.native[i].empty()) missing += (missing.empty() ? "" : " ") + std::string(op_name(op));
     }
     if (!missing.empty()) std::printf("  no native kernel (CPU fallback): %s\n", missing.c_str());
-    if (!c.rounds_to_nearest || !c.keeps_subnormals)
-      std::printf("  float arithmetic: %s, %s\n",
+    if (!c.rounds_to_nearest || !c.keeps_subnormals || !c.keeps_nan_payloads)
+      std::printf("  float arithmetic: %s, %s%s\n",
                   c.rounds_to_nearest ? "rounds to nearest even" : "rounding mode not promised",
-                  c.keeps_subnormals ? "keeps subnormals" : "subnormals may be flushed to zero (not promised)");
+                  c.keeps_subnormals ? "keeps subnormals" : "subnormals may be flushed to zero (not promised)",
+                  c.keeps_nan_payloads ? "" : ", NaN sign and payload not promised");
     for (const std::string& line : c.details) std::printf("  %s\n", line.c_str());
   }
   const auto notes = device_notes();

@@ -57,6 +57,33 @@ void CpuBackend::fill(const Tensor& dst, Scalar v) {
   });
 }
 
+namespace {
+// NaN <=> (bits & ~sign) > the bits of +inf; then the canonical NaN's bits.
+template <class U>
+void canonicalize_bits(const Iter& it, U inf, U canon) {
+  const U abs_mask = static_cast<U>(static_cast<U>(~U(0)) >> 1);  // ~ promotes uint16_t to int
+  for_each(it, [=](char* const* p, const int64_t* s, int64_t n) {
+    char* d = p[0];
+    for (int64_t i = 0; i < n; ++i, d += s[0]) {
+      U x;
+      std::memcpy(&x, d, sizeof(U));
+      if (static_cast<U>(x & abs_mask) > inf) std::memcpy(d, &canon, sizeof(U));
+    }
+  });
+}
+}  // namespace
+
+void CpuBackend::canonicalize_nan(const Tensor& t) {
+  Iter it({&t});
+  switch (t.dtype()) {
+    case Dtype::float16: return canonicalize_bits<uint16_t>(it, 0x7c00, 0x7e00);
+    case Dtype::bfloat16: return canonicalize_bits<uint16_t>(it, 0x7f80, 0x7fc0);
+    case Dtype::float32: return canonicalize_bits<uint32_t>(it, 0x7f800000u, 0x7fc00000u);
+    case Dtype::float64: return canonicalize_bits<uint64_t>(it, 0x7ff0000000000000ull, 0x7ff8000000000000ull);
+    default: return;  // integers and bool have no NaN
+  }
+}
+
 void CpuBackend::iota(const Tensor& dst, double start, double step) {
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);

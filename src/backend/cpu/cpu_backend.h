@@ -15,6 +15,7 @@ class CpuBackend : public Backend {
 
   void copy(const Tensor& src, const Tensor& dst) override;                               // copy.cpp
   void fill(const Tensor& dst, Scalar v) override;                                        // copy.cpp
+  void canonicalize_nan(const Tensor& t) override;                                        // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                       // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                 // copy.cpp
   void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp

@@ -42,6 +42,9 @@ Capabilities capabilities(int index) {
   if (!info.fp32_correctly_rounded_divide_sqrt)
     c.native[static_cast<int>(OpId::randn)].remove(float32).remove(float16).remove(bfloat16);
   c.description = info.name + " (" + info.platform_name + ", driver " + info.driver_version + ")";
+  c.rounds_to_nearest = info.round_to_nearest;
+  c.keeps_subnormals = info.denorms;
+  c.keeps_nan_payloads = false;  // OpenCL C leaves NaN results' bits free (NVIDIA's are 0x7fffffff)
   // Every unary and binary op is claimed: each must have its case in
   // elementwise.cl (whose switches give NaN or poison, never the input, for
   // an op without one). Checked here, when the device registers.
@@ -55,14 +58,15 @@ Capabilities capabilities(int index) {
                         "for it (OP_" + std::string(op_name(op)) + "); add its case or stop claiming it");
   }
   // The reproducible mode: reductions and cumsum run the CPU's blocked order
-  // (reduce.cl), float32 exp and softmax are the CPU's (common.cl); remainder and floor_divide give +NaN where the CPU's fmod
-  // gives -NaN (x % 0, inf % y).
+  // (reduce.cl), float32 exp and softmax are the CPU's (common.cl). NaN bits
+  // (PoCL's fmod gives +NaN where the CPU's gives -NaN; NVIDIA's every NaN is
+  // 0x7fffffff) are made canonical by the mode itself.
   const DtypeSet kAll = DtypeSet::all();
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
                                             {OpId::softmax, {float16, bfloat16, float32}}},
-                                 .except = {OpId::remainder, OpId::floor_divide}});
+                                 .except = {}});
   return c;
 }
 

@@ -112,6 +112,21 @@ void OpenClBackend::fill(const Tensor& dst, Scalar v) {
   }
 }
 
+// The reproducible mode's NaN rule (core/backend.h): integer compares on
+// the bits, since a driver may rewrite NaNs that pass through float arithmetic.
+void OpenClBackend::canonicalize_nan(const Tensor& t) {
+  const int64_t n = t.numel();
+  if (n == 0 || !is_floating(t.dtype())) return;
+  const Geom g = geom(t);
+  cl_kernel k = copy_kernel(*this, sized("canon", t.dtype()));
+  switch (t.dtype()) {
+    case Dtype::float16: return run(k, n, 0, g, buffer(t), uint16_t{0x7c00}, uint16_t{0x7e00}, n);
+    case Dtype::bfloat16: return run(k, n, 0, g, buffer(t), uint16_t{0x7f80}, uint16_t{0x7fc0}, n);
+    case Dtype::float32: return run(k, n, 0, g, buffer(t), uint32_t{0x7f800000u}, uint32_t{0x7fc00000u}, n);
+    default: return run(k, n, 0, g, buffer(t), uint64_t{0x7ff0000000000000ull}, uint64_t{0x7ff8000000000000ull}, n);
+  }
+}
+
 // start + i * step in double, rounded once (the CPU's values): OpenCL claims
 // arange/linspace only with float64 (capabilities), so the kernel always exists.
 void OpenClBackend::iota(const Tensor& dst, double start, double step) {

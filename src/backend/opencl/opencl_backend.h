@@ -36,6 +36,7 @@ class OpenClBackend final : public Backend {
 
   void copy(const Tensor& src, const Tensor& dst) override;                              // elementwise.cpp
   void fill(const Tensor& dst, Scalar v) override;                                       // elementwise.cpp
+  void canonicalize_nan(const Tensor& t) override;                                       // elementwise.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // elementwise.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // elementwise.cpp
   void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp

@@ -134,6 +134,13 @@ DeviceInfo query_info(cl_platform_id p, cl_device_id d) {
   info.fp16 = info.has_extension("cl_khr_fp16");
   auto fp = device_param<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG);
   info.fp32_correctly_rounded_divide_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  info.denorms = (fp & CL_FP_DENORM) != 0;
+  info.round_to_nearest = (fp & CL_FP_ROUND_TO_NEAREST) != 0;
+  if (info.fp64) {
+    auto fp64 = device_param<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG);
+    info.denorms = info.denorms && (fp64 & CL_FP_DENORM) != 0;
+    info.round_to_nearest = info.round_to_nearest && (fp64 & CL_FP_ROUND_TO_NEAREST) != 0;
+  }
   auto type = device_param<cl_device_type>(d, CL_DEVICE_TYPE);
   info.type = (type & CL_DEVICE_TYPE_GPU)           ? "gpu"
               : (type & CL_DEVICE_TYPE_CPU)         ? "cpu"

@@ -48,6 +48,9 @@ struct DeviceInfo {
   // CL_DEVICE_SINGLE_FP_CONFIG has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, i.e.
   // programs may be built with -cl-fp32-correctly-rounded-divide-sqrt.
   bool fp32_correctly_rounded_divide_sqrt = false;
+  // CL_FP_DENORM and CL_FP_ROUND_TO_NEAREST in the single (and, with
+  // cl_khr_fp64, double) FP config: subnormals kept, round to nearest even.
+  bool denorms = true, round_to_nearest = true;
   uint64_t global_mem = 0, max_alloc = 0;
   size_t max_work_group = 0;
   unsigned compute_units = 0;

@@ -33,6 +33,7 @@ Capabilities capabilities(int index) {
   const FloatControls& f64 = info.float_controls[2];
   c.rounds_to_nearest = f32.rounding_rte && (!info.fp64 || f64.rounding_rte);
   c.keeps_subnormals = f32.denorm_preserve && (!info.fp64 || f64.denorm_preserve);
+  c.keeps_nan_payloads = false;  // SPIR-V leaves NaN results' bits free (NVIDIA's are 0x7fffffff)
   Claims claims{c, info, {}};
   claims_copy(claims);
   claims_elementwise(claims);
@@ -49,17 +50,16 @@ Capabilities capabilities(int index) {
                         "' is not in this build; rebuild concord (glslc compiles src/backend/vulkan/shaders)");
   c.description = info.summary();
   c.details = info.details();
-  // The reproducible mode: reductions and cumsum run the CPU's blocked order,
-  // but a NaN made by a shader (0/0, sqrt(-1), inf - inf) is +NaN where the
-  // x86 CPU's is -NaN (seen on lavapipe), so their float dtypes stay with the
-  // CPU. Moves, selections and conversions do no float arithmetic here
-  // (conversions are integer work, dtypes.glsl): the CPU's bits whatever the
-  // float unit does with subnormals.
+  // The reproducible mode: reductions and cumsum run the CPU's blocked order
+  // (float dtypes only where the device promises round-to-nearest and kept
+  // subnormals; NaNs are made canonical by the mode itself). Moves,
+  // selections and conversions do no float arithmetic here (conversions are
+  // integer work, dtypes.glsl): the CPU's bits whatever the float unit does
+  // with subnormals.
   const DtypeSet kAll = DtypeSet::all();
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll}},
-                                 .except = {},
-                                 .nan_signs = false});
+                                 .except = {}});
   for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
   return c;

@@ -52,6 +52,7 @@ void claims_copy(Claims& c) {
     if (!all.has(d)) continue;
     c.need("fill_" + std::to_string(itemsize(d)));
     c.need("bits_" + std::to_string(itemsize(d)));
+    if (is_floating(d)) c.need("canon_" + std::to_string(itemsize(d)));
     for (Dtype s : kAllDtypes)
       if (s != d && all.has(s)) c.need(std::string("copy_") + suffix(d) + "_" + suffix(s));
   }
@@ -95,6 +96,22 @@ void VulkanBackend::fill(const Tensor& dst, Scalar v) {
   if (n == 0) return;
   launch("fill_" + std::to_string(itemsize(dst.dtype())), static_cast<uint64_t>(n),
          FillArgs{address(dst), scalar_bits(dst.dtype(), v), n, 0, geom(dst)});
+}
+
+// The reproducible mode's NaN rule (core/backend.h): fill.comp's CANON
+// variant compares the bits as integers, so no float op sees the NaN.
+void VulkanBackend::canonicalize_nan(const Tensor& t) {
+  const int64_t n = t.numel();
+  if (n == 0 || !is_floating(t.dtype())) return;
+  uint64_t canon = 0, inf = 0;
+  switch (t.dtype()) {
+    case Dtype::float16: canon = 0x7e00; inf = 0x7c00; break;
+    case Dtype::bfloat16: canon = 0x7fc0; inf = 0x7f80; break;
+    case Dtype::float32: canon = 0x7fc00000u; inf = 0x7f800000u; break;
+    default: canon = 0x7ff8000000000000ull; inf = 0x7ff0000000000000ull; break;
+  }
+  launch("canon_" + std::to_string(itemsize(t.dtype())), static_cast<uint64_t>(n),
+         FillArgs{address(t), canon, n, static_cast<int64_t>(inf), geom(t)});
 }
 
 void VulkanBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {

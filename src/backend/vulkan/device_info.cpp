@@ -92,6 +92,16 @@ void read_coop_matrix(VkInstance instance, VkPhysicalDevice pd, DeviceInfo& info
   if (fn(pd, &n, props.data()) != VK_SUCCESS && n == 0) return;
   info.cooperative_matrix = n > 0;
   info.cooperative_matrix_properties = n;
+  // Kept as text for the listing: what a cooperative-matrix GEMM could use here.
+  static const char* kType[] = {"f16", "f32", "f64", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"};
+  auto type = [](int32_t t) { return t >= 0 && t <= 10 ? std::string(kType[t]) : "type" + std::to_string(t); };
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto& p = props[i];
+    info.cooperative_matrix_configs.push_back(
+        std::to_string(p.MSize) + "x" + std::to_string(p.NSize) + "x" + std::to_string(p.KSize) + " " +
+        type(p.AType) + "*" + type(p.BType) + "+" + type(p.CType) + "->" + type(p.ResultType) +
+        (p.scope == 3 ? "" : " scope" + std::to_string(p.scope)));
+  }
 }
 
 FloatControls float_controls(const VkPhysicalDeviceVulkan12Properties& p, int width) {
@@ -297,9 +307,13 @@ std::vector<std::string> DeviceInfo::details() const {
                 std::to_string(max_memory_allocation >> 20) + " MiB, shared memory " +
                 std::to_string(max_compute_shared_memory >> 10) + " KiB, workgroup " +
                 std::to_string(max_workgroup_invocations) + " invocations");
-  out.push_back(std::string("cooperative matrix (VK_KHR_cooperative_matrix): ") +
-                (cooperative_matrix ? std::to_string(cooperative_matrix_properties) + " configurations (not used yet)"
-                                    : "no"));
+  std::string coop = "no";
+  if (cooperative_matrix) {
+    coop = std::to_string(cooperative_matrix_properties) + " configurations (not used yet):";
+    for (const auto& c : cooperative_matrix_configs) coop += " " + c + ";";
+    coop.pop_back();
+  }
+  out.push_back("cooperative matrix (VK_KHR_cooperative_matrix): " + coop);
   if (unified_memory) out.push_back("memory: device-local memory is host-visible (tensors live in mapped memory)");
   return out;
 }

@@ -60,6 +60,7 @@ struct DeviceInfo {
   bool subgroup_size_control = false, compute_full_subgroups = false;
   bool cooperative_matrix = false;           // VK_KHR_cooperative_matrix (detected, not used)
   uint32_t cooperative_matrix_properties = 0;  // number of supported (M,N,K,types) combinations
+  std::vector<std::string> cooperative_matrix_configs;  // "MxNxK A*B+C->R" (subgroup scope unless named)
 
   // Float controls for 16-, 32- and 64-bit floats: float_controls[0|1|2].
   std::array<FloatControls, 3> float_controls{};

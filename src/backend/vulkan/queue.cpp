@@ -194,13 +194,17 @@ std::array<uint32_t, 3> Context::grid_1d(uint64_t n, uint32_t local, const std::
   if (n == 0) return {0, 0, 0};
   if (local == 0) local = 1;
   const uint64_t groups = n / local + (n % local != 0);
-  if (groups <= max[0]) return {static_cast<uint32_t>(groups), 1, 1};
+  // gl_GlobalInvocationID.x is 32 bits: a row of more than 2^32 invocations
+  // wraps (possible where maxComputeWorkGroupCount[0] is 2^31 - 1, as on
+  // NVIDIA and AMD), so a row holds at most 2^32 / local groups.
+  const uint64_t max_x = std::min<uint64_t>(max[0], (uint64_t{1} << 32) / local);
+  if (groups <= max_x) return {static_cast<uint32_t>(groups), 1, 1};
   // Fewest rows, then the narrowest rows that cover all groups: at most
   // gy - 1 idle groups.
-  const uint64_t gy = (groups + max[0] - 1) / max[0];
+  const uint64_t gy = (groups + max_x - 1) / max_x;
   if (gy > max[1])
     throw DeviceError("[vulkan] a 1-D launch of " + std::to_string(n) + " items in groups of " +
-                      std::to_string(local) + " needs more than " + std::to_string(max[0]) + "x" +
+                      std::to_string(local) + " needs more than " + std::to_string(max_x) + "x" +
                       std::to_string(max[1]) + " workgroups; split the work");
   const uint64_t gx = (groups + gy - 1) / gy;
   return {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1};

@@ -251,8 +251,9 @@ class Context {
   // linear id gl_GlobalInvocationID.y * gl_NumWorkGroups.x * lx +
   // gl_GlobalInvocationID.x (shaders/common.glsl) and skip ids >= n.
   void dispatch_1d(const Pipeline& p, uint64_t n, const void* push, size_t push_bytes);
-  // Groups for n items of `local` each: x <= max[0], y <= max[1]; at most
-  // y - 1 groups are idle. DeviceError when n does not fit.
+  // Groups for n items of `local` each: x <= max[0], y <= max[1], and
+  // x * local <= 2^32 (the invocation id's x is 32 bits); at most y - 1
+  // groups are idle. DeviceError when n does not fit.
   static std::array<uint32_t, 3> grid_1d(uint64_t n, uint32_t local,
                                          const std::array<uint32_t, 3>& max_count);
 

@@ -52,6 +52,7 @@ class VulkanBackend final : public Backend {
   // Kernel families; each file also says what it claims (claims_* below).
   void copy(const Tensor& src, const Tensor& dst) override;                              // copy.cpp
   void fill(const Tensor& dst, Scalar v) override;                                       // copy.cpp
+  void canonicalize_nan(const Tensor& t) override;                                       // copy.cpp
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
   void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp

@@ -5,6 +5,7 @@
 //   bits_N        dst = src for items of N bytes (same-dtype strided copies)
 //   where_N       out = cond ? a : b on items of N bytes (selection never converts)
 //   fill_N        dst = v on a strided dst of N-byte items
+//   canon_N       NaN items of a strided dst become the canonical NaN (integer compares)
 //   iota_X        dst[i] = cvt_X_f64(start + i * step), computed in double
 //   iota_int_X    dst[i] = cvt_X_i64(start + i * step), exact in long (integer dtypes, no float64 needed)
 // Contiguous same-dtype copies and contiguous fills use clEnqueueCopyBuffer /
@@ -62,6 +63,18 @@ BITS_KERNELS(1, uchar)
 BITS_KERNELS(2, ushort)
 BITS_KERNELS(4, uint)
 BITS_KERNELS(8, ulong)
+
+// canon_N: NaNs (|bits| > inf's bits) become `canon`, in integer arithmetic.
+#define CANON_KERNEL(N, U, ABS)                                                   \
+  __kernel void canon_##N(Geom gd, __global U* dst, U inf, U canon, long n) {     \
+    const long i = get_global_id(0);                                              \
+    if (i >= n) return;                                                           \
+    const long j = geom_at(gd, i);                                                \
+    if ((U)(dst[j] & (U)(ABS)) > inf) dst[j] = canon;                             \
+  }
+CANON_KERNEL(2, ushort, 0x7fff)
+CANON_KERNEL(4, uint, 0x7fffffffu)
+CANON_KERNEL(8, ulong, 0x7fffffffffffffffUL)
 
 #define IOTA_INT_KERNEL(X)                                                                    \
   __kernel void iota_int_##X(__global st_##X* dst, long off, long start, long step, long n) {     \
