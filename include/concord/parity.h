@@ -65,6 +65,9 @@ struct ParityResult {
   // only where the device does not promise to keep subnormals
   // (Capabilities::keeps_subnormals); counted apart by `concord parity`.
   bool flushed = false;
+  // The device's result has the CPU's bits in the same dtype: set by judge()
+  // when asked (bits), and always in the reproducible mode when it passes.
+  bool cpu_bits = false;
 };
 
 // Runs case c on `device` in dtype t (the device's current profile and
@@ -72,6 +75,9 @@ struct ParityResult {
 // inputs rounded to the compute dtype, run on the CPU in float64 (in the
 // dtype itself for exact ops). Raising the same typed error on both sides is
 // agreement. inject: perturb the device's result (proves that failures fail).
-ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t seed, bool inject = false);
+// bits: also run the case on the CPU in the dtype and record whether the
+// device gave the same bits (ParityResult::cpu_bits; costs one more CPU run).
+ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t seed, bool inject = false,
+                   bool bits = false);
 
 }  // namespace concord::testing

@@ -96,7 +96,7 @@ std::string bits_difference(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t seed, bool inject) {
+ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t seed, bool inject, bool bits) {
   ParityResult r;
   r.op = c.op;
   r.variant = c.variant;
@@ -229,14 +229,20 @@ ParityResult judge(const ParityCase& c, const Device& device, Dtype t, uint64_t 
       // the flushed reference raised: keep the first verdict
     }
   }
-  // The reproducible mode promises more: the CPU's bits in the same dtype, NaN payloads included.
+  // The reproducible mode promises more: the CPU's bits in the same dtype, every NaN canonical.
   // Where the device cannot hold the dtype (float64 downcast) the dtype policy decides, not the mode.
-  if (problem.empty() && reproducible() && capabilities(device).can_store(t) && c.model != ErrorModel::same_bits) {
+  if (problem.empty() && c.model == ErrorModel::same_bits) r.cpu_bits = true;  // judged on the bits already
+  const bool repro = reproducible() && capabilities(device).can_store(t);
+  if (problem.empty() && (repro || bits) && c.model != ErrorModel::same_bits) {
     try {
       const Tensor cpu = c.run(inputs);
-      if (cpu.dtype() == actual.dtype()) problem = bits_difference(actual, cpu);  // else a result downcast
+      if (cpu.dtype() == actual.dtype()) {  // else a result downcast
+        const std::string diff = bits_difference(actual, cpu);
+        r.cpu_bits = diff.empty();
+        if (repro) problem = diff;
+      }
     } catch (const Error& e) {
-      problem = std::string("the CPU raised in the reproducible mode: ") + e.what();
+      if (repro) problem = std::string("the CPU raised in the reproducible mode: ") + e.what();
     }
   }
   if (!problem.empty()) {

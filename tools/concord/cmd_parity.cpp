@@ -91,9 +91,10 @@ int compare_paths(const std::vector<Device>& devices, uint64_t seed) {
   return status;
 }
 
-char letter(const testing::ParityResult& r) {
+// bits (--bits): '=' marks a pass with the CPU's bits.
+char letter(const testing::ParityResult& r, bool bits) {
   switch (r.verdict) {
-    case Verdict::pass: return r.flushed ? 'Z' : 'P';
+    case Verdict::pass: return r.flushed ? 'Z' : bits && r.cpu_bits ? '=' : 'P';
     case Verdict::fail: return 'F';
     case Verdict::fallback: return 'B';
     case Verdict::downcast: return 'D';
@@ -145,13 +146,13 @@ int cmd_parity(const ParityOptions& o) {
         if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) continue;
         ParityResult r;
         try {
-          r = testing::judge(c, cfg.device, t, o.seed, o.inject == c.op_name());
+          r = testing::judge(c, cfg.device, t, o.seed, o.inject == c.op_name(), o.bits);
         } catch (const std::exception& e) {  // a judging failure is a failed case, not a crashed sweep
           r.op = c.op, r.variant = c.variant, r.dtype = t, r.verdict = Verdict::fail, r.detail = e.what();
         }
         if (!r.applicable) continue;
         configs_of.push_back(cfg.label);
-        cells[row][ci][static_cast<int>(t)] = letter(r);
+        cells[row][ci][static_cast<int>(t)] = letter(r, o.bits);
         results.push_back(std::move(r));
       }
       ++done;
@@ -179,10 +180,10 @@ int cmd_parity(const ParityOptions& o) {
   std::printf("concord parity%s%s: seed %llu; each cell lists dtypes b u8 i8 i16 i32 i64 f16 bf16 f32 f64:\n"
               "P pass  F FAIL  B ran via the CPU fallback (checked)  D float64 downcast to float32 (checked)  "
               "U unsupported (strict policy)  . not applicable\n"
-              "Z passed with subnormals flushed to zero (a device that does not promise to keep them)\n%s\n",
+              "Z passed with subnormals flushed to zero (a device that does not promise to keep them)\n%s%s\n",
               o.quick ? " --quick" : "", reproducible() ? " --reproducible" : "", static_cast<unsigned long long>(o.seed),
-              reproducible() ? "reproducible mode: P also means the CPU's bits in the same dtype, NaN payloads included\n"
-                             : "");
+              o.bits ? "= passed with the CPU's bits in the same dtype (P: within the error bound, other bits)\n" : "",
+              reproducible() ? "reproducible mode: every native pass has the CPU's bits, every NaN canonical\n" : "");
   std::printf("%-34s", "op | inputs");
   for (const auto& cfg : cfgs) std::printf(" %-16s", cfg.label.c_str());
   std::printf("\n");
@@ -203,6 +204,22 @@ int cmd_parity(const ParityOptions& o) {
   if (flushed)
     std::printf("%d of the passes only with subnormals flushed to zero (Z: the device does not promise to keep them)\n",
                 flushed);
+  if (o.bits || reproducible()) {
+    // Per configuration: what agreed bitwise with the CPU, what held within its bound.
+    for (const auto& cfg : cfgs) {
+      int same = 0, within = 0, z = 0, fail = 0, fb = 0, dc = 0;
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (configs_of[i] != cfg.label) continue;
+        const auto& r = results[i];
+        if (r.verdict == Verdict::pass) (r.flushed ? z : r.cpu_bits ? same : within) += 1;
+        else if (r.verdict == Verdict::fail) ++fail;
+        else if (r.verdict == Verdict::fallback) ++fb;
+        else if (r.verdict == Verdict::downcast) ++dc;
+      }
+      std::printf("%-18s %5d the CPU's bits, %5d within the bound, %4d with subnormals flushed, %3d failed, "
+                  "%4d fallback, %4d downcast\n", cfg.label.c_str(), same, within, z, fail, fb, dc);
+    }
+  }
 
   if (!o.json.empty() || !o.markdown.empty()) {
     nlohmann::json j;
@@ -213,7 +230,7 @@ int cmd_parity(const ParityOptions& o) {
       const auto& r = results[i];
       j["cases"].push_back({{"op", std::string(op_name(r.op))}, {"inputs", r.variant}, {"device", configs_of[i]}, {"dtype", std::string(name(r.dtype))},
                             {"verdict", std::string(testing::verdict_name(r.verdict))}, {"ratio", r.ratio}, {"detail", r.detail},
-                            {"flushed", r.flushed}});
+                            {"flushed", r.flushed}, {"cpu_bits", r.cpu_bits}});
     }
     if (!o.json.empty()) std::ofstream(o.json) << j.dump(1) << "\n";
     if (!o.markdown.empty()) {

@@ -17,7 +17,7 @@ struct BenchOptions {
   bool no_torch = false;
 };
 struct ParityOptions {
-  bool quick = false, compare_paths = false, reproducible = false;
+  bool quick = false, compare_paths = false, reproducible = false, bits = false;
   std::string ops, dtypes, devices, json, markdown, inject;
   std::vector<std::string> profiles;
   uint64_t seed = 1234;

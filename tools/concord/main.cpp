@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   parity_cmd->add_flag("--compare-paths", parity.compare_paths, "Also compare composites computed two ways");
   parity_cmd->add_flag("--reproducible", parity.reproducible,
                        "In the reproducible mode: every result must have the CPU's bits (same dtype)");
+  parity_cmd->add_flag("--bits", parity.bits,
+                       "Also mark (=) and count the passes that have the CPU's bits in the same dtype");
   parity_cmd->add_option("--inject-failure", parity.inject, "Perturb OP's device results (checks that failures fail)")
       ->group("");
 
