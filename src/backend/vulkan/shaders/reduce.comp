@@ -14,8 +14,9 @@
 // tree (lane l += lane l + w, w = 8, 4, 2, 1); block results combine by
 // recursive halving (left half: floor(nb / 2) blocks). Stage BLOCKS runs one
 // 16-invocation workgroup per (output, block); stage COMBINE one invocation
-// per output over its block results (past 1024 blocks, stage SUBTREES first
-// evaluates the tree's nodes at a fixed depth, each in its own invocation).
+// per output over its block results (past 16 blocks, rounds of stage
+// SUBTREES first evaluate the tree's nodes at a fixed depth, each in its own
+// invocation, until 16 or fewer remain).
 // No atomics: the same bits on every run.
 // Every arithmetic result is `precise` (never contracted into an fma).
 #version 460
