@@ -271,6 +271,38 @@ TEST_P(KernelsReduce, ArgmaxArgminFirstOccurrenceNaNWinsEveryLayout) {
   }
 }
 
+// Few outputs of many elements (the OpenCL kernels split them into chunks
+// of 16384 and merge the chunk winners): ties across chunk borders, a NaN
+// in a late chunk, strided and transposed layouts; against a plain scan.
+TEST_P(KernelsReduce, ArgmaxArgminOfLongRowsAcrossChunks) {
+  for (Dtype t : {float32, int32}) {
+    const int64_t R = 3, C = 50001;
+    std::vector<double> v = values(R * C, -3, 3, 410, true);  // seven values: ties everywhere
+    for (int64_t j = 0; j < C; j += 9999) v[static_cast<size_t>(j)] = 3;      // the max, first at column 0 of row 0
+    v[static_cast<size_t>(C + 40000)] = 7;                                   // row 1: a unique max in chunk 3
+    if (t == float32) v[static_cast<size_t>(2 * C + 33000)] = kNaN;          // row 2: a NaN in chunk 3
+    const Tensor x = make(v, {R, C}, t);
+    for (const Tensor& xv : {x, x.t().contiguous().t(), x.slice(1, 1, std::nullopt, 2)}) {
+      const Tensor xd = xv.to(device());
+      SCOPED_TRACE(label(xv, {1}));
+      const std::vector<int64_t> gx = argmax(xd, 1).to_vector<int64_t>(), gn = argmin(xd, 1).to_vector<int64_t>();
+      const auto g = groups(xv, {1});
+      for (size_t o = 0; o < g.size(); ++o) {
+        size_t bx = 0, bn = 0;
+        for (size_t i = 1; i < g[o].size(); ++i) {
+          const double c = g[o][i], cx = g[o][bx], cn = g[o][bn];
+          if (!std::isnan(cx) && (std::isnan(c) || c > cx)) bx = i;
+          if (!std::isnan(cn) && (std::isnan(c) || c < cn)) bn = i;
+        }
+        EXPECT_EQ(gx[o], static_cast<int64_t>(bx)) << "argmax row " << o;
+        EXPECT_EQ(gn[o], static_cast<int64_t>(bn)) << "argmin row " << o;
+      }
+      EXPECT_EQ(raw_bits(argmax(xd)), raw_bits(argmax(xv)));  // flat: one output of 150003 elements
+      EXPECT_EQ(raw_bits(argmin(xd)), raw_bits(argmin(xv)));
+    }
+  }
+}
+
 TEST_P(KernelsReduce, CumsumIsCpuBits) {
   std::vector<Dtype> ts = stored(kFloats);
   for (Dtype t : kInts) ts.push_back(t);

@@ -8,7 +8,9 @@
 // results combine by recursive halving (left half = floor(nb / 2) blocks).
 // Two layouts evaluate that same order: red_rows (one work-item per output,
 // everything serial) and red_blocks + red_combine (one 16-item work-group per
-// block, then one work-item per output over the block results).
+// block, then one work-item per output over the block results; past 16
+// block results, rounds of red_subtrees evaluate the tree's lower nodes in
+// parallel first).
 //
 // Options: -DXS=<x dtype suffix> -DOS=<out dtype suffix> and one of
 //   -DRED=<RED_*> -DACC=<accumulator type> -DAS=<its dtype suffix, for cvt>
@@ -213,6 +215,26 @@ void red_blocks(__global const E_ST(XS)* x, Geom kg, Geom rg, long n, long nb,
   if (l == 0) partial[g] = lanes[0];
 }
 
+// Many block results: work-item (output o, node k) evaluates node k at
+// depth `depth` of o's halving tree into nodes[o * 2^depth + k]. nb >=
+// 2^depth, so no leaf lies above that depth, and the tree above is complete:
+// its subtrees are again halving trees, so rounds of this kernel followed by
+// red_combine evaluate the same tree, each round in parallel.
+__kernel void red_subtrees(__global const acc_t* partial, long nout, long nb, int depth, __global acc_t* nodes) {
+  const long id = get_global_id(0);
+  if (id >= (nout << depth)) return;
+  const long o = id >> depth;
+  long s = 0, len = nb;
+  for (int d = depth - 1; d >= 0; --d) {
+    const long h = len / 2;
+    if (((id >> d) & 1) != 0) s += h, len -= h;
+    else len = h;
+  }
+  Geom none;
+  none.ndim = 0;
+  nodes[id] = red_tree(len, partial + o * nb + s, 0, 0, none, 0, (acc_t)0);
+}
+
 // One work-item per output over its nb block results.
 __kernel void red_combine(__global const acc_t* partial, long nout, long nb, __global const acc_t* params,
                           int post, long div, __global E_ST(OS)* out, long oo) {
@@ -274,6 +296,61 @@ void arg_groups(__global const E_ST(XS)* x, Geom kg, long rs, long n, __global l
   val_t best = 0;
   long bi = -1;
   for (long i = l; i < n; i += ARG_GROUP) {
+    const val_t v = XLOAD(x, base + i * rs);
+    if (bi < 0 || arg_better(v, best)) best = v, bi = i;
+  }
+  bv[l] = best;
+  bidx[l] = bi;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
+    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) out[oo + o] = bidx[0];
+}
+
+// Long outputs, first pass: one work-group per (output, chunk of `chunk`
+// elements) writes the chunk's winner index to win. The winner of winners is
+// the winner (the order is total: NaN first, then the value, then the lower
+// index), so the split changes nothing.
+__kernel __attribute__((reqd_work_group_size(ARG_GROUP, 1, 1)))
+void arg_chunks(__global const E_ST(XS)* x, Geom kg, long rs, long n, long chunk, __global long* win) {
+  __local val_t bv[ARG_GROUP];
+  __local long bidx[ARG_GROUP];
+  const long gid = get_group_id(0), nchunks = (n + chunk - 1) / chunk;
+  const long o = gid / nchunks, lo = (gid - o * nchunks) * chunk, hi = min(n, lo + chunk);
+  const int l = get_local_id(0);
+  const long base = geom_offset(kg, o);
+  val_t best = 0;
+  long bi = -1;
+  for (long i = lo + l; i < hi; i += ARG_GROUP) {
+    const val_t v = XLOAD(x, base + i * rs);
+    if (bi < 0 || arg_better(v, best)) best = v, bi = i;
+  }
+  bv[l] = best;
+  bidx[l] = bi;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
+    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) win[gid] = bidx[0];
+}
+
+// Second pass: one work-group per output over its chunk winners (in chunk
+// order, so a strided scan still meets lower indices first).
+__kernel __attribute__((reqd_work_group_size(ARG_GROUP, 1, 1)))
+void arg_merge(__global const E_ST(XS)* x, Geom kg, long rs, long nchunks, __global const long* win,
+               __global long* out, long oo) {
+  __local val_t bv[ARG_GROUP];
+  __local long bidx[ARG_GROUP];
+  const long o = get_group_id(0);
+  const int l = get_local_id(0);
+  const long base = geom_offset(kg, o);
+  val_t best = 0;
+  long bi = -1;
+  for (long k = l; k < nchunks; k += ARG_GROUP) {
+    const long i = win[o * nchunks + k];
     const val_t v = XLOAD(x, base + i * rs);
     if (bi < 0 || arg_better(v, best)) best = v, bi = i;
   }
