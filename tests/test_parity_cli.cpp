@@ -86,6 +86,7 @@ TEST(ParityCli, BadArgumentsAreRefusedWithTheValidChoices) {
       {"bench --json /no/such/dir/b.json --no-torch", {"--json", "does not exist"}},
       {"bench --filter no-such-workload --no-torch", {"no-such-workload", "matches no workload", "matmul 1024^2 float32"}},
       {"bench --device gpu:0 --no-torch", {"gpu:0"}},
+      {"bench --isa avx3 --no-torch", {"--isa", "avx3"}},
       {"paritty", {"unknown command 'paritty'", "did you mean parity?", "devices"}},
   };
   for (const Case& c : cases) {
@@ -103,6 +104,24 @@ TEST(ParityCli, HelpShowsDefaults) {
   EXPECT_NE(r.out.find("=1234"), std::string::npos) << r.out;  // the default seed
   const CliRun b = run("bench --help");
   EXPECT_NE(b.out.find("=7"), std::string::npos) << b.out;  // the default repeats
+}
+
+// --isa caps the CPU kernels (the header says at which level); baseline
+// exists on every x86-64 machine.
+TEST(ParityCli, BenchIsaCapsTheCpuKernels) {
+  const CliRun r = run("bench --isa baseline --no-torch --filter \"add 8\" --repeats 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("CPU kernels baseline"), std::string::npos) << r.out;
+}
+
+// --bits marks passes with the CPU's bits (=) and counts them per device:
+// on the CPU itself every pass of add has them.
+TEST(ParityCli, BitsCountsTheCpusBits) {
+  const CliRun r = run("parity --quick --bits --ops add --devices cpu");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("=========="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 0 within the bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the CPU's bits"), std::string::npos) << r.out;
 }
 
 // `ops --json FILE` writes where `parity --json FILE` would; bare `--json` still prints.

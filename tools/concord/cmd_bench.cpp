@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -79,6 +80,16 @@ std::string fmt_time(double s) {
 }  // namespace
 
 int cmd_bench(const BenchOptions& o) {
+  if (!o.isa.empty()) {
+    // Before anything reads the level (it is fixed at its first read), and
+    // before PyTorch's process starts, which inherits the environment.
+    setenv("CONCORD_ISA", o.isa.c_str(), 1);
+    if (o.isa == "native") unsetenv("ATEN_CPU_CAPABILITY");
+    else setenv("ATEN_CPU_CAPABILITY", o.isa == "baseline" ? "default" : o.isa.c_str(), 1);
+    if (cpu_isa() != o.isa && o.isa != "native")
+      throw ValueError("[bench] --isa " + o.isa + ": this CPU runs concord's kernels at " + std::string(cpu_isa()) +
+                       " at most; choose a level it has");
+  }
   {
     // Refuse a bad device or a filter that matches nothing before the (slow) machine measurements.
     const Device dev(o.device);
@@ -96,7 +107,9 @@ int cmd_bench(const BenchOptions& o) {
     }
   }
   const int threads = omp_get_max_threads();
-  std::printf("concord bench: %d threads, %d repeats (medians), device %s\n", threads, o.repeats, o.device.c_str());
+  std::printf("concord bench: %d threads, %d repeats (medians), device %s, CPU kernels %s%s\n", threads, o.repeats,
+              o.device.c_str(), std::string(cpu_isa()).c_str(),
+              o.isa.empty() || o.isa == "native" ? "" : " (PyTorch capped too: ATEN_CPU_CAPABILITY)");
   const double peak = machine_sgemm_gflops();
   const double bw = machine_copy_gbs();
   std::printf("machine limits: sgemm (OpenBLAS direct, 2048^2) %.1f GFLOP/s, stream copy %.1f GB/s\n", peak, bw);
@@ -105,6 +118,7 @@ int cmd_bench(const BenchOptions& o) {
 
   nlohmann::json out;
   out["threads"] = threads;
+  out["cpu_isa"] = std::string(cpu_isa());
   out["machine"] = {{"sgemm_gflops", peak}, {"copy_gbs", bw}};
   out["torch"] = torch.version();
   std::printf("%-22s %11s %11s %8s %14s %8s\n", "workload", "concord", "PyTorch", "speedup", "achieved", "of limit");

@@ -13,6 +13,7 @@ struct OpsOptions {
 };
 struct BenchOptions {
   std::string json, filter, device = "cpu", python = "/usr/bin/python3";
+  std::string isa;  // --isa: caps concord's CPU kernels (CONCORD_ISA) and PyTorch's (ATEN_CPU_CAPABILITY)
   int repeats = 7;
   bool no_torch = false;
 };

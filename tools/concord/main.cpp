@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   bench_cmd->add_option("--python", bench.python, "Python with PyTorch (default /usr/bin/python3)");
   bench_cmd->add_flag("--no-torch", bench.no_torch, "Skip the PyTorch column");
+  bench_cmd->add_option("--isa", bench.isa,
+                        "Cap both sides' CPU kernels at this instruction-set level (CONCORD_ISA for concord, "
+                        "ATEN_CPU_CAPABILITY for PyTorch)")
+      ->check(CLI::IsMember({"baseline", "avx2", "avx512", "native"}));
 
   // An unknown first word: name it and the nearest command (CLI11 alone only
   // says that an argument was not expected).
