@@ -133,11 +133,15 @@ int cmd_bench(const BenchOptions& o) {
       w.run();
       synchronize(dev);
     };
-    std::vector<double> mine, theirs;
-    std::string error, torch_error;
+    std::vector<double> mine, theirs, repro;
+    std::string error, torch_error, repro_error;
     try {
       w.setup();
       run();  // warm-up
+      if (o.reproducible) {
+        const ReproducibleGuard mode(true);
+        run();
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -148,6 +152,14 @@ int cmd_bench(const BenchOptions& o) {
         mine.push_back(s[0]);
       } catch (const std::exception& e) {
         error = e.what();
+      }
+      if (o.reproducible && repro_error.empty() && error.empty()) {
+        try {
+          const ReproducibleGuard mode(true);  // --reproducible: the same workload in the mode, same round
+          repro.push_back(time_it(run, 1, w.inner)[0]);
+        } catch (const std::exception& e) {
+          repro_error = e.what();
+        }
       }
       if (torch.ok() && torch_error.empty()) {
         auto t = torch.time(w.torch_name, 1, w.inner);
@@ -176,11 +188,18 @@ int cmd_bench(const BenchOptions& o) {
     if (mc > 0 && tc > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", tc / mc);
     std::printf("%-22s %11s %11s %8s %14s %8s\n", w.name.c_str(), error.empty() ? fmt_time(mc).c_str() : "error",
                 torch_error.empty() ? fmt_time(tc).c_str() : "error", ratio, achieved.c_str(), pct.c_str());
+    const double rc = median(repro);
+    if (o.reproducible && error.empty()) {
+      if (!repro_error.empty()) std::printf("  reproducible mode: %s\n", repro_error.c_str());
+      else if (rc > 0 && mc > 0)
+        std::printf("  reproducible mode: %s, %.2fx the default mode's rate\n", fmt_time(rc).c_str(), mc / rc);
+    }
     if (!error.empty()) std::printf("  concord: %s\n", error.c_str());
     if (!torch_error.empty()) std::printf("  PyTorch: %s\n", torch_error.c_str());
     std::fflush(stdout);  // each row as it finishes, also into a pipe or a file
     out["workloads"].push_back({{"name", w.name}, {"concord_s", mc}, {"torch_s", tc}, {"speedup", tc > 0 && mc > 0 ? tc / mc : 0},
-                                {"concord_error", error}, {"torch_error", torch_error}, {"flops", w.flops}, {"bytes", w.bytes}});
+                                {"concord_error", error}, {"torch_error", torch_error}, {"flops", w.flops}, {"bytes", w.bytes},
+                                {"reproducible_s", rc}, {"reproducible_error", repro_error}});
   }
   // The MLP variants against their own float32 time (the perf target is on
   // concord's autocast bfloat16 / float32).

@@ -16,6 +16,7 @@ struct BenchOptions {
   std::string isa;  // --isa: caps concord's CPU kernels (CONCORD_ISA) and PyTorch's (ATEN_CPU_CAPABILITY)
   int repeats = 7;
   bool no_torch = false;
+  bool reproducible = false;  // --reproducible: also time each workload in the reproducible mode
 };
 struct ParityOptions {
   bool quick = false, compare_paths = false, reproducible = false, bits = false;

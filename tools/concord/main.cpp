@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   bench_cmd->add_option("--python", bench.python, "Python with PyTorch (default /usr/bin/python3)");
   bench_cmd->add_flag("--no-torch", bench.no_torch, "Skip the PyTorch column");
+  bench_cmd->add_flag("--reproducible", bench.reproducible,
+                      "Also time each workload in the reproducible mode (same rounds), as a rate against the default");
   bench_cmd->add_option("--isa", bench.isa,
                         "Cap both sides' CPU kernels at this instruction-set level (CONCORD_ISA for concord, "
                         "ATEN_CPU_CAPABILITY for PyTorch)")
