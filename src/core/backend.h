@@ -63,7 +63,7 @@ class Backend {
   virtual void fill(const Tensor& dst, Scalar v);                 // dst may be strided
   // In place on a floating tensor (maybe strided): every NaN becomes the
   // canonical quiet NaN of its dtype (positive, top mantissa bit only:
-  // kCanonicalNaN). Integer arithmetic on the bits, so no device can
+  // 0x7fc00000 in float32). Integer arithmetic on the bits, so no device can
   // change them on the way. The reproducible mode's NaN rule (dispatch.h).
   virtual void canonicalize_nan(const Tensor& t);
   // dst[i] = start + i * step for the contiguous dst (computed in double, rounded once).

@@ -286,6 +286,20 @@ __kernel void arg_rows(__global const E_ST(XS)* x, Geom kg, long rs, long nout, 
 
 // One work-group of ARG_GROUP items per output: strided scans, then a tree.
 #define ARG_GROUP 64
+
+// Each item's candidate (best, bi) reduced by a tree in local memory: the
+// winner's index, for every item.
+static inline long arg_group_winner(__local val_t* bv, __local long* bidx, val_t best, long bi) {
+  const int l = get_local_id(0);
+  bv[l] = best;
+  bidx[l] = bi;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
+    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return bidx[0];
+}
 __kernel __attribute__((reqd_work_group_size(ARG_GROUP, 1, 1)))
 void arg_groups(__global const E_ST(XS)* x, Geom kg, long rs, long n, __global long* out, long oo) {
   __local val_t bv[ARG_GROUP];
@@ -299,14 +313,8 @@ void arg_groups(__global const E_ST(XS)* x, Geom kg, long rs, long n, __global l
     const val_t v = XLOAD(x, base + i * rs);
     if (bi < 0 || arg_better(v, best)) best = v, bi = i;
   }
-  bv[l] = best;
-  bidx[l] = bi;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
-    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) out[oo + o] = bidx[0];
+  const long win_i = arg_group_winner(bv, bidx, best, bi);
+  if (l == 0) out[oo + o] = win_i;
 }
 
 // Long outputs, first pass: one work-group per (output, chunk of `chunk`
@@ -327,14 +335,8 @@ void arg_chunks(__global const E_ST(XS)* x, Geom kg, long rs, long n, long chunk
     const val_t v = XLOAD(x, base + i * rs);
     if (bi < 0 || arg_better(v, best)) best = v, bi = i;
   }
-  bv[l] = best;
-  bidx[l] = bi;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
-    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) win[gid] = bidx[0];
+  const long win_i = arg_group_winner(bv, bidx, best, bi);
+  if (l == 0) win[gid] = win_i;
 }
 
 // Second pass: one work-group per output over its chunk winners (in chunk
@@ -354,14 +356,8 @@ void arg_merge(__global const E_ST(XS)* x, Geom kg, long rs, long nchunks, __glo
     const val_t v = XLOAD(x, base + i * rs);
     if (bi < 0 || arg_better(v, best)) best = v, bi = i;
   }
-  bv[l] = best;
-  bidx[l] = bi;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = ARG_GROUP / 2; w >= 1; w /= 2) {
-    if (l < w && arg_take_b(bv[l], bidx[l], bv[l + w], bidx[l + w])) bv[l] = bv[l + w], bidx[l] = bidx[l + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) out[oo + o] = bidx[0];
+  const long win_i = arg_group_winner(bv, bidx, best, bi);
+  if (l == 0) out[oo + o] = win_i;
 }
 #endif  // ARG_MAX
 
