@@ -61,7 +61,9 @@ class DictParser {
 
  private:
   [[noreturn]] void bad(const std::string& what, const std::string& todo) {
-    fail("load", path_, "bad .npy header (" + what + ") in \"" + std::string(s_.substr(0, 120)) + "\"", todo);
+    std::string shown(s_.substr(0, 120));
+    for (char& c : shown) if (!std::isprint(static_cast<unsigned char>(c))) c = '?';  // the header may be binary junk
+    fail("load", path_, "bad .npy header (" + what + ") in \"" + shown + "\"", todo);
   }
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
   void skip() { while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_; }
@@ -165,6 +167,7 @@ std::string descr_of(Dtype t) {
 
 Tensor parse_npy(const Bytes& b) {
   const std::string& path = *b.path;
+  if (b.n == 0) fail("load", path, "the file is empty", "pass a file written by numpy.save or concord::save_npy");
   if (b.n < 6 || std::memcmp(b.p, kMagic, 6) != 0)
     fail("load", path, "wrong magic: not a .npy file (it must start with \\x93NUMPY)", "pass a file written by numpy.save or concord::save_npy");
   const uint8_t major = *b.at(6, 1, "the .npy version"), minor = *b.at(7, 1, "the .npy version");
