@@ -84,7 +84,9 @@ void AtomicWriter::write(const void* p, size_t n) {
 }
 
 void AtomicWriter::commit() {
-  const bool ok = std::fflush(f_) == 0 && ::fsync(::fileno(f_)) == 0;
+  // Renamed only once complete, so a reader never sees a partial file (no
+  // fsync: durability across power loss is the caller's choice).
+  const bool ok = std::fflush(f_) == 0;
   const int e = errno;
   std::fclose(f_);
   f_ = nullptr;
