@@ -105,7 +105,7 @@ std::vector<Case> cases() {
       {"npy object array", lit(npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", 8)), ".npy", Kind::dtype,
        {"'|O'", "object arrays"}},
       {"npy structured dtype", lit(npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", 4)), ".npy",
-       Kind::file, {"structured"}},
+       Kind::dtype, {"structured"}},
       {"npy version 9.0", lit(npy(f4("(1,)"), 4, 9)), ".npy", Kind::file, {"version 9.0", "1.0, 2.0 and 3.0"}},
       {"npy bad fortran_order", lit(npy("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,), }", 4)), ".npy",
        Kind::file, {"fortran_order"}},

@@ -19,7 +19,13 @@
 //                                    zero-copy views of a private memory
 //                                    mapping (copy-on-write: writing into them
 //                                    never changes the file); the mapping
-//                                    lives while any such tensor does.
+//                                    lives while any such tensor does. As
+//                                    with any mapping, another process
+//                                    truncating the file meanwhile makes
+//                                    reading those tensors fault (SIGBUS);
+//                                    pass mmap = false for files that may
+//                                    change under you. concord's own saves
+//                                    replace a file by rename, which is safe.
 //   load(path, device)               by extension: .npy, or a .npz /
 //                                    .safetensors file holding exactly one
 //                                    tensor.
@@ -41,8 +47,8 @@
 //   BF16 as is.
 //
 // Errors: message "[load] <path>: what is wrong; what to do" (or "[save]").
-//   FileError       cannot open/read/write; wrong magic; truncated; a header
-//                   that is not valid (npy dict, zip directory, JSON); a shape
+//   FileError       (error.h) cannot open/read/write; wrong magic; truncated;
+//                   a header that is not valid (npy dict, zip directory, JSON); a shape
 //                   that disagrees with the data size; offsets out of range
 //                   or overlapping (safetensors); a deflated npz entry.
 //   DtypeError      a dtype concord lacks (uint16, uint32, uint64, complex,
@@ -63,9 +69,6 @@
 #include "concord/tensor.h"
 
 namespace concord {
-
-// A file that cannot be read or written, or is not a valid file of its format.
-class FileError : public Error { public: using Error::Error; };
 
 Tensor load_npy(const std::string& path, const Device& device = kCPU);
 void save_npy(const std::string& path, const Tensor& t);

@@ -37,7 +37,9 @@ class DictParser {
       expect(':');
       skip();
       if (key == "descr") {
-        if (peek() == '[') bad("'descr' is a list: a structured (record) dtype", "save each field as its own array");
+        if (peek() == '[')
+          throw DtypeError("[load] " + path_ + ": the .npy dtype is structured (a record of fields), which concord "
+                           "lacks; save each field as its own array");
         h.descr = quoted();
         seen_descr = true;
       } else if (key == "fortran_order") {
