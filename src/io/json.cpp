@@ -55,7 +55,7 @@ class Parser {
         if (peek() != '"') bad("expected a quoted key");
         std::string k = str();
         expect(':');
-        v.fields.emplace_back(std::move(k), value(depth + 1));
+        v.fields.push_back(JsonField{std::move(k), value(depth + 1)});
         ws();
         if (peek() == ',') { ++i_; continue; }
         expect('}');

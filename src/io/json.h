@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace concord::io {
+
+struct JsonField;
 
 struct Json {
   enum Kind { null, boolean, number, string, array, object } kind = null;
@@ -18,7 +19,12 @@ struct Json {
   uint64_t u = 0;
   std::string s;
   std::vector<Json> items;                           // array
-  std::vector<std::pair<std::string, Json>> fields;  // object, in file order
+  std::vector<JsonField> fields;  // object, in file order
+};
+
+struct JsonField {
+  std::string first;
+  Json second;
 };
 
 // Parses text as one JSON value; throws FileError "[load] path: bad JSON ..."
