@@ -162,10 +162,10 @@ TEST(IoNpz, NumpyReadsWhatConcordWrites) {
   ScratchDir d;
   save_npz(d.path("c.npz"), {{"w", arange(0, 6, 1, float64).reshape({2, 3})},
                              {"mask", from_vector<bool>({true, false, true}, {3})},
-                             {"s", scalar_tensor(7, int32)}});
+                             {"s", scalar_tensor(7, int32)}, {"gr\xc3\xb6\xc3\x9f" "e", ones({1})}});
   ASSERT_EQ(concord::test::run_python(d, R"(
 z = np.load(D + '/c.npz', allow_pickle=False)
-assert sorted(z.files) == ['mask', 's', 'w'], z.files
+assert sorted(z.files) == ['gr\u00f6\u00dfe', 'mask', 's', 'w'], z.files
 assert z['w'].dtype == np.float64 and (z['w'] == np.arange(6).reshape(2, 3)).all()
 assert z['mask'].dtype == np.bool_ and list(z['mask']) == [True, False, True]
 assert z['s'].shape == () and z['s'] == 7 and z['s'].dtype == np.int32

@@ -3,6 +3,7 @@
 // (numpy.savez_compressed) are refused with a FileError, since concord links
 // no zlib. Writing makes stored entries with fixed timestamps, so the same
 // tensors give the same bytes.
+#include <algorithm>
 #include <array>
 #include <set>
 #include <vector>
@@ -176,8 +177,10 @@ void save_npz(const std::string& path, const std::map<std::string, Tensor>& tens
     const std::string name = k + ".npy";
     // Shared part of the local and central records: version, flags, method,
     // time 00:00, date 1980-01-01, crc, sizes, name length, extra length.
+    // Flag bit 11: the name is UTF-8 (Python's zipfile reads others as cp437).
+    const bool utf8 = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
     std::string common;
-    le(common, 20, 2), le(common, 0, 2), le(common, 0, 2), le(common, 0, 2), le(common, 0x21, 2);
+    le(common, 20, 2), le(common, utf8 ? 0x800 : 0, 2), le(common, 0, 2), le(common, 0, 2), le(common, 0x21, 2);
     le(common, crc, 4), le(common, size, 4), le(common, size, 4), le(common, name.size(), 2), le(common, 0, 2);
     std::string local;
     le(local, io::kLocalSig, 4);
