@@ -73,8 +73,8 @@ Tensor copy_to_cpu(const uint8_t* bytes, const Shape& shape, Dtype dtype);
 // The loaded CPU tensor on its device: Tensor::to, so the dtype policy applies.
 inline Tensor to_device(const Tensor& cpu, const Device& device) { return device.is_cpu() ? cpu : cpu.to(device); }
 
-// .npy content (a file, or an .npz entry) as a row-major CPU tensor; `what`
-// names it in errors ("x.npz: entry w.npy").
+// .npy content (a file, or an .npz entry) as a row-major CPU tensor; b.path
+// names it in errors ("x.npz (entry 'w.npy')").
 Tensor parse_npy(const Bytes& b);
 // The .npy header (magic to '\n') for t as saved, and that dtype
 // (bfloat16 is saved as float32).
