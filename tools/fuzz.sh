@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-300}
 BUILD=${FUZZ_BUILD:-build-fuzz}
-FUZZERS=${FUZZERS:-"parser_fuzzer op_sequence_fuzzer"}
+FUZZERS=${FUZZERS:-"parser_fuzzer npy_fuzzer npz_fuzzer safetensors_fuzzer op_sequence_fuzzer"}
 JOBS=${JOBS:-$(nproc)}
 
 bash tools/install-deps.sh clang-14 libclang-rt-14-dev libomp-14-dev cmake make pkg-config ccache \

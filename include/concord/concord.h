@@ -7,6 +7,7 @@
 #include "concord/device.h"
 #include "concord/dtype.h"
 #include "concord/error.h"
+#include "concord/io.h"
 #include "concord/linalg.h"
 #include "concord/metrics.h"
 #include "concord/nn.h"

@@ -35,5 +35,8 @@ class OutOfMemoryError : public Error { public: using Error::Error; };
 class LinAlgError : public Error { public: using Error::Error; };
 // Bad argument values that are not shapes or dtypes (negative step, bad p).
 class ValueError : public Error { public: using Error::Error; };
+// A file that cannot be read or written, or is not a valid file of its
+// format (concord/io.h: truncated, wrong magic, a corrupt header).
+class FileError : public Error { public: using Error::Error; };
 
 }  // namespace concord
