@@ -112,6 +112,35 @@ TEST_P(Indexing, AtIsAHostReference) {
   EXPECT_THROW(x.at<float>(0, 0), ShapeError);
 }
 
+TEST_P(Indexing, NestedLiteralsLayOutRowMajor) {
+  const Tensor a = tensor({1.f, 2.f}, device());
+  EXPECT_EQ(a.dtype(), float32);
+  EXPECT_EQ(a.shape(), (Shape{2}));
+  const Tensor b = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, device());
+  EXPECT_EQ(b.shape(), (Shape{2, 3}));
+  EXPECT_EQ(b.item<double>({1, 0}), 4.0);
+  const Tensor c = tensor({{{1, 2}}, {{3, 4}}, {{5, 6}}}, device());
+  EXPECT_EQ(c.dtype(), int32);
+  EXPECT_EQ(c.shape(), (Shape{3, 1, 2}));
+  EXPECT_EQ(c.to_vector<int32_t>(), (std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(c.item<int64_t>({2, 0, 1}), 6);
+  EXPECT_EQ(tensor({true, false}).dtype(), bool_);
+  EXPECT_EQ(tensor({int64_t{1} << 40}).item<int64_t>(), int64_t{1} << 40);
+}
+
+TEST(Literals, RaggedRowsNameTheRow) {
+  try { tensor({{1.f, 2.f}, {3.f, 4.f}, {5.f}}); ADD_FAILURE(); } catch (const ShapeError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[tensor] ragged literal: row 2 has 1 elements but row 0 has 2", 0), 0u)
+        << e.what();
+  }
+  try { tensor({{{1, 2}}, {{3, 4}, {5, 6}}}); ADD_FAILURE(); } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 1 has 2"), std::string::npos) << e.what();
+  }
+  try { tensor({{{1, 2}, {3, 4}}, {{5, 6}, {7}}}); ADD_FAILURE(); } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 1, row 1 has 1"), std::string::npos) << e.what();
+  }
+}
+
 CONCORD_INSTANTIATE_DEVICES(Indexing);
 
 }  // namespace
