@@ -12,6 +12,15 @@ using indexing::TensorIndex;
 
 namespace {
 std::string desc(const Tensor& t) { return std::string(name(t.dtype())) + shape_str(t.shape()) + " on " + t.device().str(); }
+
+// True if `from` broadcasts to exactly `to` (an in-place write cannot grow its target).
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  return true;
+}
 }  // namespace
 
 // Left to right over the terms, one view each; `dim` is the dim of the
@@ -68,6 +77,9 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const {
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, const Tensor& value) {
   if (!value.defined()) throw ValueError("[index_put_] the value tensor is undefined");
   Tensor dst = index(idx);
+  if (!broadcasts_to(value.shape(), dst.shape()))
+    throw ShapeError("[index_put_] the value " + desc(value) + " does not broadcast to the indexed shape " +
+                     shape_str(dst.shape()) + " of " + desc(*this) + "; reshape the value or index differently");
   dst.copy_(value);
   return *this;
 }
@@ -87,10 +99,9 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   if (value.ndim() != 0)
     throw ShapeError("[masked_fill_] the value must be a 0-dim tensor, got " + desc(value) + " for " + desc(*this) +
                      "; use where(mask, values, x) for a tensor of values");
-  const Shape b = broadcast_shapes(mask.shape(), shape_, "masked_fill_");
-  if (!(b == shape_))
+  if (!broadcasts_to(mask.shape(), shape_))
     throw ShapeError("[masked_fill_] the mask " + desc(mask) + " does not broadcast to the tensor " + desc(*this) +
-                     " (it would make " + shape_str(b) + "); an in-place op cannot grow its tensor");
+                     "; an in-place op cannot grow its tensor");
   // The value in this dtype, as a 0-dim CPU tensor (it goes with any device):
   // where() then promotes to this dtype and nothing is written until it succeeded.
   const Tensor v = value.to(kCPU).to(dtype_);
