@@ -96,6 +96,12 @@ TEST_P(Operators, BitwiseMatchesTwosComplementOnTheHost) {
   check_bitwise<int8_t>(device(), 20);
   check_bitwise<int32_t>(device(), 30);
   if (can_store(GetParam(), int64)) check_bitwise<int64_t>(device(), 40);
+  // Numbers wrap to the tensor's dtype first, as PyTorch (torch 1.13 gives these values).
+  const Tensor u = from_vector(std::vector<uint8_t>{5, 200}, {2}, device());
+  EXPECT_EQ((u & -1).to_vector<uint8_t>(), (std::vector<uint8_t>{5, 200}));
+  EXPECT_EQ((u | -256).to_vector<uint8_t>(), (std::vector<uint8_t>{5, 200}));
+  EXPECT_EQ((from_vector(std::vector<int8_t>{-128, 127}, {2}, device()) ^ 300).to_vector<int8_t>(),
+            (std::vector<int8_t>{-84, 83}));
   // Broadcasting: a column against a row.
   const Tensor col = from_vector(std::vector<int32_t>{12, -1}, {2, 1}, device());
   const Tensor row = from_vector(std::vector<int32_t>{10, 6, 0}, {3}, device());

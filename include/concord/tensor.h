@@ -10,6 +10,10 @@
 //   auto d = c.contiguous();             // a copy, row-major
 //   double v = x.to(concord::float64).item<double>();  // throws: not a single element
 //   auto host = x.to_vector<int64_t>();  // 0..11
+//   auto s = x.sum({1}, true);           // the ops of ops.h as methods
+//   using namespace concord::indexing;
+//   auto r = x.index({Slice(1, None), -1});   // x[1:, -1], a view (indexing.h)
+//   x.index_put_({0, Slice()}, 7);       // x[0, :] = 7
 #pragma once
 
 #include <cstdint>
