@@ -79,6 +79,28 @@ TEST_P(LinearTest, WithoutBiasAndErrors) {
   EXPECT_THROW(nn::Linear(3, 3, true, int32), DtypeError);
 }
 
+TEST_P(LinearTest, NamedParametersShareStorageInAFixedOrder) {
+  const nn::Linear lin(4, 3, true, dtype(), device(), 9);   // const: the accessors are const
+  const auto named = lin.named_parameters();
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].first, "weight");
+  EXPECT_EQ(named[1].first, "bias");
+  EXPECT_EQ(named[0].second.storage(), lin.weight().storage());
+  EXPECT_EQ(named[1].second.storage(), lin.bias().storage());
+  const auto params = lin.parameters();
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[0].shape(), (Shape{3, 4}));
+  EXPECT_EQ(params[1].shape(), (Shape{3}));
+  // Writing through a parameter changes the layer: y = 0·x + 1.
+  Tensor w = params[0], b = params[1];
+  w.zero_();
+  b.fill_(1);
+  EXPECT_EQ(host(lin(ones({2, 4}, dtype(), device()))), Vec(6, 1.0));
+  const nn::Linear nobias(4, 3, false, dtype(), device(), 9);
+  ASSERT_EQ(nobias.named_parameters().size(), 1u);
+  EXPECT_EQ(nobias.named_parameters()[0].first, "weight");
+}
+
 CONCORD_INSTANTIATE_NN(LinearTest);
 
 // Autocast changes float32 layers only, so this one is over devices alone.

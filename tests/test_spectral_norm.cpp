@@ -316,6 +316,25 @@ TEST_P(SpectralNormTest, SetUVErrorsLeaveTheModuleUnchanged) {
   EXPECT_THROW(one.set_u(zeros({3}, dtype(), device())), ValueError);
 }
 
+TEST_P(SpectralNormTest, NamedParametersAndBuffers) {
+  const Tensor W = make(values(kH * kW, dtype(), 21), {kH, kW}, dtype(), device());
+  const nn::SpectralNorm sn(W, 1, 0, 1e-12, 3);
+  const auto p = sn.named_parameters();
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].first, "weight");
+  EXPECT_EQ(p[0].second.storage(), W.storage());
+  ASSERT_EQ(sn.parameters().size(), 1u);
+  const auto b = sn.named_buffers();
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].first, "_u");
+  EXPECT_EQ(b[1].first, "_v");
+  EXPECT_EQ(b[0].second.shape(), (Shape{kH}));
+  EXPECT_EQ(b[1].second.shape(), (Shape{kW}));
+  EXPECT_EQ(host(b[0].second), host(sn.u()));
+  const nn::SpectralNorm one(make(values(4, dtype(), 22), {4}, dtype(), device()));
+  EXPECT_TRUE(one.named_buffers().empty());
+}
+
 CONCORD_INSTANTIATE_NN(SpectralNormTest);
 
 TEST(SpectralNormAutocast, Float32WeightInsideAScope) {

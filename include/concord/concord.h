@@ -15,6 +15,7 @@
 #include "concord/ops.h"
 #include "concord/parity.h"
 #include "concord/policy.h"
+#include "concord/print.h"
 #include "concord/report.h"
 #include "concord/tensor.h"
 #include "concord/testing.h"

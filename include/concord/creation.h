@@ -14,6 +14,7 @@
 //   auto h = concord::from_host(buf, {2, 3}, concord::float64);
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -69,6 +70,49 @@ Tensor from_vector(const std::vector<T>& v, Shape shape, const Device& device = 
 template <class T>
 Tensor tensor(const std::vector<T>& v, const Device& device = kCPU) {
   return from_vector(v, Shape{static_cast<int64_t>(v.size())}, device);
+}
+// Literals of 1, 2 or 3 dims from nested braces, without a template argument;
+// the dtype is the element's C++ type (float -> float32, double -> float64,
+// int -> int32, int64_t -> int64, bool -> bool):
+//   auto a = concord::tensor({1.f, 2.f});                        // float32 [2]
+//   auto b = concord::tensor({{1.0, 2.0}, {3.0, 4.0}});          // float64 [2, 2]
+//   auto c = concord::tensor({{{1, 2}}, {{3, 4}}}, "emu:0");     // int32 [2, 1, 2]
+// Ragged rows raise ShapeError naming the first row that differs.
+namespace detail {
+// block < 0: a 2-D literal; row < 0: a whole block of a 3-D literal is ragged.
+[[noreturn]] void ragged_literal(int64_t block, int64_t row, size_t got, size_t want);
+template <class T>
+void append_row(std::vector<T>& out, std::initializer_list<T> row, size_t want, int64_t block, int64_t r) {
+  if (row.size() != want) ragged_literal(block, r, row.size(), want);
+  out.insert(out.end(), row.begin(), row.end());
+}
+}  // namespace detail
+template <class T>
+Tensor tensor(std::initializer_list<T> v, const Device& device = kCPU) {
+  return tensor(std::vector<T>(v), device);
+}
+template <class T>
+Tensor tensor(std::initializer_list<std::initializer_list<T>> v, const Device& device = kCPU) {
+  std::vector<T> flat;
+  const size_t cols = v.size() ? v.begin()->size() : 0;
+  int64_t r = 0;
+  for (const auto& row : v) detail::append_row(flat, row, cols, -1, r++);
+  return from_vector(flat, Shape{static_cast<int64_t>(v.size()), static_cast<int64_t>(cols)}, device);
+}
+template <class T>
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> v, const Device& device = kCPU) {
+  std::vector<T> flat;
+  const size_t rows = v.size() ? v.begin()->size() : 0;
+  const size_t cols = rows ? v.begin()->begin()->size() : 0;
+  int64_t b = 0;
+  for (const auto& block : v) {
+    if (block.size() != rows) detail::ragged_literal(b, -1, block.size(), rows);
+    int64_t r = 0;
+    for (const auto& row : block) detail::append_row(flat, row, cols, b, r++);
+    ++b;
+  }
+  return from_vector(flat, Shape{static_cast<int64_t>(v.size()), static_cast<int64_t>(rows), static_cast<int64_t>(cols)},
+                     device);
 }
 // A 0-dim tensor.
 Tensor scalar_tensor(Scalar v, Dtype dtype = float32, const Device& device = kCPU);

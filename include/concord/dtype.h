@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -56,6 +57,7 @@ constexpr bool is_signed(Dtype t) { return t != Dtype::bool_ && t != Dtype::uint
 std::string_view name(Dtype t);                 // "float32", "bool", ...
 Dtype parse_dtype(std::string_view s);          // accepts "float32", "f32", "half", "bf16"...; throws DtypeError
 std::string to_string(Dtype t);
+std::ostream& operator<<(std::ostream& os, Dtype t);   // its name: "float32"
 
 // A small set of dtypes (bit i = Dtype i).
 struct DtypeSet {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,8 +54,15 @@ class Linear {
   Tensor operator()(const Tensor& x) const { return forward(x); }
 
   // The parameters (shared storage: writing into them changes the layer).
+  // All accessors are const: they hand out the tensors, never a way to
+  // rebind them, so a const Linear keeps its parameters' shapes and dtypes.
   const Tensor& weight() const { return weight_; }
   const Tensor& bias() const { return bias_; }  // undefined without bias
+  // In a fixed order: "weight", then "bias" (absent without bias), as
+  // PyTorch's named_parameters(); parameters() is the same tensors.
+  //   for (const auto& [name, p] : lin.named_parameters()) std::cout << name << " " << p.shape() << "\n";
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  std::vector<Tensor> parameters() const;
   int64_t in_features() const { return in_; }
   int64_t out_features() const { return out_; }
 
@@ -93,6 +101,12 @@ class SpectralNorm {
   bool training() const { return training_; }
 
   const Tensor& weight() const { return weight_; }
+  // The one parameter, {"weight", weight} (the tensor it normalises, shared);
+  // the estimates are buffers, {"_u", u}, {"_v", v} as PyTorch names them
+  // (none for a 1-D weight).
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  std::vector<Tensor> parameters() const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
   // The current estimates, PyTorch's _u [h] and _v [w] buffers (undefined for
   // a 1-D weight). Each iteration makes new tensors: a reference read here
   // keeps the value it had.

@@ -52,8 +52,6 @@ class Operand {
   Scalar s_;
 };
 
-using Dims = SmallVec<int64_t, 6>;
-
 // ---- unary elementwise (floating results for integer inputs where the math needs it:
 // exp, log, sqrt, sin, ... of int32 give float32, as in PyTorch) ----
 Tensor neg(const Tensor& x);
@@ -148,6 +146,74 @@ Tensor operator*(T a, const Tensor& b) { return mul(a, b); }
 template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 Tensor operator/(T a, const Tensor& b) { return div(a, b); }
 
+// ---- bitwise (integer and bool operands; a floating operand raises
+// DtypeError "[bitwise_and] ..."). Operands promote as the arithmetic ops
+// (int32 & 1 stays int32) and broadcast; two's complement bits, as PyTorch.
+// For bool they are logical_and/or/xor/not. The op table has no bitwise row:
+// integers are computed bit by bit from floor_divide, remainder, mul and add
+// (so they run wherever those do, one op per bit, and show up as those ops in
+// the report).
+Tensor bitwise_and(const Operand& a, const Operand& b);
+Tensor bitwise_or(const Operand& a, const Operand& b);
+Tensor bitwise_xor(const Operand& a, const Operand& b);
+Tensor bitwise_not(const Tensor& x);
+
+// ---- more operators: the same ops, a tensor on at least one side ----
+//   a < 0.5, 0.5 > a, a == b      lt, gt, eq (bool results; == compares elements)
+//   a % b                         remainder (sign of the divisor, as Python/PyTorch)
+//   a & b, a | b, a ^ b, ~a       bitwise_and/or/xor/not (integer and bool only)
+//   !a                            logical_not for bool and integer tensors (a
+//                                 floating tensor raises DtypeError: write a == 0)
+#define CONCORD_BINARY_OPERATOR(OP, FN)                                   \
+  Tensor operator OP(const Tensor& a, const Operand& b);                 \
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0> \
+  Tensor operator OP(T a, const Tensor& b) { return FN(a, b); }
+CONCORD_BINARY_OPERATOR(==, eq)
+CONCORD_BINARY_OPERATOR(!=, ne)
+CONCORD_BINARY_OPERATOR(<, lt)
+CONCORD_BINARY_OPERATOR(<=, le)
+CONCORD_BINARY_OPERATOR(>, gt)
+CONCORD_BINARY_OPERATOR(>=, ge)
+CONCORD_BINARY_OPERATOR(%, remainder)
+CONCORD_BINARY_OPERATOR(&, bitwise_and)
+CONCORD_BINARY_OPERATOR(|, bitwise_or)
+CONCORD_BINARY_OPERATOR(^, bitwise_xor)
+#undef CONCORD_BINARY_OPERATOR
+// Exact overloads for == and != so that C++20's reversed candidates (which
+// must return bool) are never chosen over them.
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor operator==(const Tensor& a, T b) { return eq(a, b); }
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor operator!=(const Tensor& a, T b) { return ne(a, b); }
+Tensor operator~(const Tensor& a);
+Tensor operator!(const Tensor& a);
+
+// ---- compound assignment, in place: a += b computes a + b, then writes it
+// into a. PyTorch's in-place rule: the result must keep a's shape (b may
+// broadcast to a, not a to b: ShapeError) and its dtype must be castable to
+// a's (no floating result into an integer or bool tensor, no non-bool into a
+// bool one: DtypeError, as "result type Float can't be cast to the desired
+// output type Long"). A lower dtype of the same kind is fine (a float16 tensor
+// += a float32 tensor rounds to float16). On any error a is left untouched.
+// The rvalue forms write through a view: x.select(0, 1) += 1.
+//   auto a = concord::zeros({3}, concord::int64);
+//   a += 2;        // fine
+//   a += 1.5;      // DtypeError, a unchanged
+#define CONCORD_COMPOUND_OPERATOR(OP)                        \
+  Tensor& operator OP(Tensor& a, const Operand& b);          \
+  inline Tensor operator OP(Tensor&& a, const Operand& b) { return a OP b; }
+CONCORD_COMPOUND_OPERATOR(+=)
+CONCORD_COMPOUND_OPERATOR(-=)
+CONCORD_COMPOUND_OPERATOR(*=)
+CONCORD_COMPOUND_OPERATOR(/=)
+CONCORD_COMPOUND_OPERATOR(%=)
+CONCORD_COMPOUND_OPERATOR(&=)
+CONCORD_COMPOUND_OPERATOR(|=)
+CONCORD_COMPOUND_OPERATOR(^=)
+#undef CONCORD_COMPOUND_OPERATOR
+
 // ---- reductions ----
 // dtype: accumulate and return in this dtype (as PyTorch's dtype= argument).
 Tensor sum(const Tensor& x, Dims dims = {}, bool keepdim = false, std::optional<Dtype> dtype = {});
@@ -165,7 +231,6 @@ Tensor amax(const Tensor& x, Dims dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, Dims dims = {}, bool keepdim = false);
 Tensor max(const Tensor& x);                                      // over all elements
 Tensor min(const Tensor& x);
-struct ValuesIndices { Tensor values, indices; };
 ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim = false);   // indices int64, first occurrence
 ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);  // no dim: flat index

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <vector>
@@ -88,6 +89,7 @@ int64_t numel(std::span<const int64_t> shape);
 Strides contiguous_strides(std::span<const int64_t> shape);
 // "[2, 3, 4]"
 std::string shape_str(std::span<const int64_t> shape);
+std::ostream& operator<<(std::ostream& os, const Shape& s);   // shape_str: "[2, 3]" (also Strides, Dims)
 // NumPy broadcasting of two shapes; throws ShapeError naming op and both shapes.
 Shape broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op = "broadcast");
 // Wraps a possibly negative dim into [0, ndim); throws ShapeError if out of range.

@@ -10,6 +10,10 @@
 //   auto d = c.contiguous();             // a copy, row-major
 //   double v = x.to(concord::float64).item<double>();  // throws: not a single element
 //   auto host = x.to_vector<int64_t>();  // 0..11
+//   auto s = x.sum({1}, true);           // the ops of ops.h as methods
+//   using namespace concord::indexing;
+//   auto r = x.index({Slice(1, None), -1});   // x[1:, -1], a view (indexing.h)
+//   x.index_put_({0, Slice()}, 7);       // x[0, :] = 7
 #pragma once
 
 #include <cstdint>
@@ -22,10 +26,14 @@
 #include "concord/device.h"
 #include "concord/dtype.h"
 #include "concord/error.h"
+#include "concord/indexing.h"
 #include "concord/scalar.h"
 #include "concord/shape.h"
 
 namespace concord {
+
+using Dims = SmallVec<int64_t, 6>;
+struct ValuesIndices;
 
 namespace detail {
 // Device memory. For cpu and emu, ptr is a host pointer; for opencl it is a cl_mem.
@@ -92,6 +100,80 @@ class Tensor {
   template <class T> std::vector<T> to_vector() const;  // all elements in row-major order, converted to T
   std::string str() const;                           // readable printing (PyTorch-like)
 
+  // --- the common ops as methods: each is the free function of ops.h of the
+  // same name applied to this tensor (a.sum({1}, true) is sum(a, {1}, true)),
+  // with the same contract, errors and report entries. ---
+  Tensor sum(Dims dims = {}, bool keepdim = false) const;
+  Tensor mean(Dims dims = {}, bool keepdim = false) const;
+  Tensor prod(Dims dims = {}, bool keepdim = false) const;
+  Tensor amax(Dims dims = {}, bool keepdim = false) const;
+  Tensor amin(Dims dims = {}, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  ValuesIndices max(int64_t dim, bool keepdim = false) const;   // ValuesIndices: concord/ops.h
+  ValuesIndices min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor var(Dims dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(Dims dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor norm(double p = 2.0, Dims dims = {}, bool keepdim = false) const;
+  Tensor all(Dims dims = {}, bool keepdim = false) const;
+  Tensor any(Dims dims = {}, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor reciprocal() const;
+  Tensor logical_not() const;
+  Tensor pow(Scalar exponent) const;
+  Tensor clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const;
+  Tensor flip(Dims dims) const;
+
+  // --- in place (each returns *this; an error leaves the tensor untouched) ---
+  Tensor& fill_(Scalar value);   // value converted to the dtype (1.5 into int32 gives 1), as PyTorch
+  Tensor& zero_();
+
+  // --- indexing (concord/indexing.h) ---
+  // a.index({Slice(1, None, 2), 3, Ellipsis, None}) is a[1::2, 3, ..., None]: a view.
+  Tensor index(std::initializer_list<indexing::TensorIndex> idx) const;
+  // a[idx] = value: value (a number, or a tensor broadcasting to a.index(idx)'s
+  // shape, any dtype and device) is converted to this dtype and copied in.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& value);
+  // Where mask (bool, broadcasting to this shape, on this device) is true,
+  // value; value is converted to this dtype (a tensor value must be 0-dim).
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  // One element, converted to T, on any device (one element is copied):
+  //   double v = a.item<double>({1, 2});   // a[1, 2]
+  template <class T> T item(std::initializer_list<int64_t> idx) const { return index_element(idx).item<T>(); }
+  // A reference to one element in host memory, for small tensors on the CPU
+  // (or emu): T must be the dtype, as for data<T>(); an index out of range
+  // raises ShapeError, a device tensor DeviceError (use item<T>({i, j}) there).
+  //   a.at<float>(0, 1) = 2.5f;
+  template <class T, class... I> T& at(I... idx) const {
+    const int64_t off = element_offset({static_cast<int64_t>(idx)...});
+    return data<T>()[off];
+  }
+
   // --- internals (for kernels) ---
   const std::shared_ptr<detail::Storage>& storage() const { return storage_; }
   // Host pointer to the first element (cpu and emu only; unchecked).
@@ -111,6 +193,8 @@ class Tensor {
   }
 
  private:
+  Tensor index_element(std::initializer_list<int64_t> idx) const;       // a 0-dim view
+  int64_t element_offset(std::initializer_list<int64_t> idx) const;     // in elements from data<T>()
   void check_data(Dtype want) const;  // throws unless data<T>() is valid for T's dtype `want`
   std::shared_ptr<detail::Storage> storage_;
   Shape shape_;
@@ -121,6 +205,9 @@ class Tensor {
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// The result of max/min along a dim: the values and their int64 indices.
+struct ValuesIndices { Tensor values, indices; };
 
 namespace detail {
 // data<T>() without its checks, for kernels that have already dispatched on

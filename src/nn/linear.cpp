@@ -30,4 +30,16 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias, Dtype dtype
   if (bias) bias_ = uniform(Shape{out_features}, bound, dtype, device, seed ? std::optional<uint64_t>(*seed + 1) : seed);
 }
 
+std::vector<std::pair<std::string, Tensor>> Linear::named_parameters() const {
+  std::vector<std::pair<std::string, Tensor>> out{{"weight", weight_}};
+  if (bias_.defined()) out.emplace_back("bias", bias_);
+  return out;
+}
+
+std::vector<Tensor> Linear::parameters() const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_parameters()) out.push_back(t);
+  return out;
+}
+
 }  // namespace concord::nn

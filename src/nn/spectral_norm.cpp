@@ -101,4 +101,13 @@ Tensor SpectralNorm::forward() {
   return div(weight_, sigma);
 }
 
+std::vector<std::pair<std::string, Tensor>> SpectralNorm::named_parameters() const { return {{"weight", weight_}}; }
+
+std::vector<Tensor> SpectralNorm::parameters() const { return {weight_}; }
+
+std::vector<std::pair<std::string, Tensor>> SpectralNorm::named_buffers() const {
+  if (!u_.defined()) return {};
+  return {{"_u", u_}, {"_v", v_}};
+}
+
 }  // namespace concord::nn

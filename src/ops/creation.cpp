@@ -202,4 +202,14 @@ Tensor from_host(const void* data, size_t count, Shape shape, Dtype dtype, const
   return detail::from_host_counted("from_host", data, count, std::move(shape), dtype, device);
 }
 
+// The first row (or block) whose length differs from the first one's.
+void detail::ragged_literal(int64_t block, int64_t row, size_t got, size_t want) {
+  const std::string where = block < 0 ? "row " + std::to_string(row)
+                            : row < 0 ? "block " + std::to_string(block)
+                                      : "block " + std::to_string(block) + ", row " + std::to_string(row);
+  const std::string first = block < 0 ? "row 0" : row < 0 ? "block 0" : "row 0 of block 0";
+  throw ShapeError("[tensor] ragged literal: " + where + " has " + std::to_string(got) + " elements but " + first +
+                   " has " + std::to_string(want) + "; every row of a nested literal needs the same length");
+}
+
 }  // namespace concord
