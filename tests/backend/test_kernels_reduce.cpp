@@ -235,6 +235,23 @@ TEST_P(KernelsReduce, LogsumexpSoftmaxLogSoftmaxAgainstFloat64) {
   }
 }
 
+// argmax/argmin of x along d against a plain scan: the first NaN, else the
+// first extreme element.
+void expect_first_extremes(const Tensor& x, int64_t d, const Tensor& amx, const Tensor& amn) {
+  const auto g = groups(x, {d});
+  const std::vector<int64_t> gx = amx.to_vector<int64_t>(), gn = amn.to_vector<int64_t>();
+  for (size_t o = 0; o < g.size(); ++o) {
+    size_t bx = 0, bn = 0;
+    for (size_t i = 1; i < g[o].size(); ++i) {
+      const double c = g[o][i], cx = g[o][bx], cn = g[o][bn];
+      if (!std::isnan(cx) && (std::isnan(c) || c > cx)) bx = i;
+      if (!std::isnan(cn) && (std::isnan(c) || c < cn)) bn = i;
+    }
+    EXPECT_EQ(gx[o], static_cast<int64_t>(bx)) << "argmax, output " << o;
+    EXPECT_EQ(gn[o], static_cast<int64_t>(bn)) << "argmin, output " << o;
+  }
+}
+
 TEST_P(KernelsReduce, ArgmaxArgminFirstOccurrenceNaNWinsEveryLayout) {
   std::vector<Dtype> ts = stored(kFloats);
   for (Dtype t : kInts) ts.push_back(t);
@@ -252,18 +269,7 @@ TEST_P(KernelsReduce, ArgmaxArgminFirstOccurrenceNaNWinsEveryLayout) {
           const Tensor amx = argmax(xd, d), amn = argmin(xd, d);
           EXPECT_EQ(raw_bits(amx), raw_bits(argmax(xv, d)));
           EXPECT_EQ(raw_bits(amn), raw_bits(argmin(xv, d)));
-          const auto g = groups(xv, {d});
-          const std::vector<int64_t> gx = amx.to_vector<int64_t>(), gn = amn.to_vector<int64_t>();
-          for (size_t o = 0; o < g.size(); ++o) {
-            size_t bx = 0, bn = 0;
-            for (size_t i = 1; i < g[o].size(); ++i) {
-              const double c = g[o][i], cx = g[o][bx], cn = g[o][bn];
-              if (!std::isnan(cx) && (std::isnan(c) || c > cx)) bx = i;
-              if (!std::isnan(cn) && (std::isnan(c) || c < cn)) bn = i;
-            }
-            EXPECT_EQ(gx[o], static_cast<int64_t>(bx)) << o;
-            EXPECT_EQ(gn[o], static_cast<int64_t>(bn)) << o;
-          }
+          expect_first_extremes(xv, d, amx, amn);
         }
         EXPECT_EQ(raw_bits(argmax(xd)), raw_bits(argmax(xv)));  // flat index
       }
@@ -285,18 +291,7 @@ TEST_P(KernelsReduce, ArgmaxArgminOfLongRowsAcrossChunks) {
     for (const Tensor& xv : {x, x.t().contiguous().t(), x.slice(1, 1, std::nullopt, 2)}) {
       const Tensor xd = xv.to(device());
       SCOPED_TRACE(label(xv, {1}));
-      const std::vector<int64_t> gx = argmax(xd, 1).to_vector<int64_t>(), gn = argmin(xd, 1).to_vector<int64_t>();
-      const auto g = groups(xv, {1});
-      for (size_t o = 0; o < g.size(); ++o) {
-        size_t bx = 0, bn = 0;
-        for (size_t i = 1; i < g[o].size(); ++i) {
-          const double c = g[o][i], cx = g[o][bx], cn = g[o][bn];
-          if (!std::isnan(cx) && (std::isnan(c) || c > cx)) bx = i;
-          if (!std::isnan(cn) && (std::isnan(c) || c < cn)) bn = i;
-        }
-        EXPECT_EQ(gx[o], static_cast<int64_t>(bx)) << "argmax row " << o;
-        EXPECT_EQ(gn[o], static_cast<int64_t>(bn)) << "argmin row " << o;
-      }
+      expect_first_extremes(xv, 1, argmax(xd, 1), argmin(xd, 1));
       EXPECT_EQ(raw_bits(argmax(xd)), raw_bits(argmax(xv)));  // flat: one output of 150003 elements
       EXPECT_EQ(raw_bits(argmin(xd)), raw_bits(argmin(xv)));
     }

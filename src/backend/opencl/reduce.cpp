@@ -195,12 +195,13 @@ void OpenClBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tens
     auto win = allocate(static_cast<size_t>(g.nout * nchunks) * sizeof(int64_t), device());
     const cl_mem wbuf = static_cast<cl_mem>(win->ptr);
     run(kernel("reduce.cl", "arg_chunks", opts), static_cast<size_t>(g.nout * nchunks) * kArgGroup, kArgGroup,
-        buffer(x), g.kept, rs, g.n, kArgChunk, wbuf);
+        buffer(x), g.kept, rs, g.n, kArgChunk, wbuf, int64_t{0});
     run(kernel("reduce.cl", "arg_merge", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup, buffer(x),
         g.kept, rs, nchunks, wbuf, buffer(out), out.offset());
   } else {
-    run(kernel("reduce.cl", "arg_groups", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup,
-        buffer(x), g.kept, rs, g.n, buffer(out), out.offset());
+    // One chunk per output: the group's winner is the answer.
+    run(kernel("reduce.cl", "arg_chunks", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup, buffer(x),
+        g.kept, rs, g.n, g.n, buffer(out), static_cast<int64_t>(out.offset()));
   }
 }
 

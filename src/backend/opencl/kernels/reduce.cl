@@ -300,29 +300,13 @@ static inline long arg_group_winner(__local val_t* bv, __local long* bidx, val_t
   }
   return bidx[0];
 }
+// One work-group per (output, chunk of `chunk` elements) writes the chunk's
+// winner index to win[woff + group]. chunk = n: one group per output, the
+// answer itself. Shorter chunks for long outputs, then arg_merge: the winner
+// of winners is the winner (the order is total: NaN first, then the value,
+// then the lower index), so the split changes nothing.
 __kernel __attribute__((reqd_work_group_size(ARG_GROUP, 1, 1)))
-void arg_groups(__global const E_ST(XS)* x, Geom kg, long rs, long n, __global long* out, long oo) {
-  __local val_t bv[ARG_GROUP];
-  __local long bidx[ARG_GROUP];
-  const long o = get_group_id(0);
-  const int l = get_local_id(0);
-  const long base = geom_offset(kg, o);
-  val_t best = 0;
-  long bi = -1;
-  for (long i = l; i < n; i += ARG_GROUP) {
-    const val_t v = XLOAD(x, base + i * rs);
-    if (bi < 0 || arg_better(v, best)) best = v, bi = i;
-  }
-  const long win_i = arg_group_winner(bv, bidx, best, bi);
-  if (l == 0) out[oo + o] = win_i;
-}
-
-// Long outputs, first pass: one work-group per (output, chunk of `chunk`
-// elements) writes the chunk's winner index to win. The winner of winners is
-// the winner (the order is total: NaN first, then the value, then the lower
-// index), so the split changes nothing.
-__kernel __attribute__((reqd_work_group_size(ARG_GROUP, 1, 1)))
-void arg_chunks(__global const E_ST(XS)* x, Geom kg, long rs, long n, long chunk, __global long* win) {
+void arg_chunks(__global const E_ST(XS)* x, Geom kg, long rs, long n, long chunk, __global long* win, long woff) {
   __local val_t bv[ARG_GROUP];
   __local long bidx[ARG_GROUP];
   const long gid = get_group_id(0), nchunks = (n + chunk - 1) / chunk;
@@ -336,7 +320,7 @@ void arg_chunks(__global const E_ST(XS)* x, Geom kg, long rs, long n, long chunk
     if (bi < 0 || arg_better(v, best)) best = v, bi = i;
   }
   const long win_i = arg_group_winner(bv, bidx, best, bi);
-  if (l == 0) win[gid] = win_i;
+  if (l == 0) win[woff + gid] = win_i;
 }
 
 // Second pass: one work-group per output over its chunk winners (in chunk
