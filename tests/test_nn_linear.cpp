@@ -101,6 +101,39 @@ TEST_P(LinearTest, NamedParametersShareStorageInAFixedOrder) {
   EXPECT_EQ(nobias.named_parameters()[0].first, "weight");
 }
 
+// state_dict shares the parameters; load_state_dict copies a CPU float64
+// state into the layer (its dtype, its device), and refuses a state that does
+// not fit before writing anything.
+TEST_P(LinearTest, StateDictRoundTripsAndMismatchesLeaveTheLayer) {
+  const nn::Linear src(4, 3, true, dtype(), device(), 11);
+  const auto sd = src.state_dict();
+  ASSERT_EQ(sd.size(), 2u);
+  EXPECT_EQ(sd.at("weight").storage(), src.weight().storage());
+  nn::Linear dst(4, 3, true, dtype(), device(), 12);
+  std::map<std::string, Tensor> host_state;
+  for (const auto& [k, t] : sd) host_state[k] = t.to(kCPU).to(float64);  // another dtype, on the host
+  dst.load_state_dict(host_state);
+  EXPECT_EQ(dst.weight().dtype(), dtype());
+  EXPECT_EQ(dst.weight().device(), device());
+  EXPECT_EQ(host(dst.weight()), host(src.weight()));
+  EXPECT_EQ(host(dst.bias()), host(src.bias()));
+  nn::Linear other(4, 3, true, dtype(), device(), 13);
+  const Vec before = host(other.weight());
+  auto bad = host_state;
+  bad["extra"] = ones({1});
+  EXPECT_THROW(other.load_state_dict(bad), ValueError);
+  bad = host_state;
+  bad["bias"] = ones({4}, float64);
+  EXPECT_THROW(other.load_state_dict(bad), ShapeError);
+  bad = host_state;
+  bad.erase("bias");
+  EXPECT_THROW(other.load_state_dict(bad), ValueError);
+  bad = host_state;
+  bad["bias"] = ones({3}, int64);
+  EXPECT_THROW(other.load_state_dict(bad), DtypeError);
+  EXPECT_EQ(host(other.weight()), before);  // nothing written by any refused load
+}
+
 CONCORD_INSTANTIATE_NN(LinearTest);
 
 // Autocast changes float32 layers only, so this one is over devices alone.

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -63,6 +64,16 @@ class Linear {
   //   for (const auto& [name, p] : lin.named_parameters()) std::cout << name << " " << p.shape() << "\n";
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
   std::vector<Tensor> parameters() const;
+  // The parameters by name ("weight", "bias"), sharing storage, as PyTorch's
+  // state_dict(); save_safetensors(path, lin.state_dict()) writes them
+  // (nn::save in io.h does). load_state_dict copies each into the layer in
+  // place, converted to its dtype and moved to its device. A missing or
+  // extra name (ValueError), another shape (ShapeError) or a non-floating
+  // tensor (DtypeError) raises before anything is written: the layer is
+  // left as it was.
+  //   lin.load_state_dict(concord::load_safetensors("lin.safetensors"));
+  std::map<std::string, Tensor> state_dict() const;
+  void load_state_dict(const std::map<std::string, Tensor>& state);
   int64_t in_features() const { return in_; }
   int64_t out_features() const { return out_; }
 

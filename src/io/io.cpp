@@ -79,34 +79,21 @@ Tensor from_blob(void* ptr, Shape shape, Dtype dtype, std::function<void(void*)>
 
 namespace nn {
 
-void save(const Linear& layer, const std::string& path) {
-  std::map<std::string, Tensor> m{{"weight", layer.weight()}};
-  if (layer.bias().defined()) m["bias"] = layer.bias();
-  save_safetensors(path, m);
-}
+void save(const Linear& layer, const std::string& path) { save_safetensors(path, layer.state_dict()); }
 
+// The layer's own checks (load_state_dict: all before any write), with the
+// file named in the message.
 void load(Linear& layer, const std::string& path) {
-  auto m = load_safetensors(path, kCPU);
-  std::map<std::string, Tensor> want{{"weight", layer.weight()}};
-  if (layer.bias().defined()) want["bias"] = layer.bias();
-  // Every check before the first write: a mismatch leaves the layer as it was.
-  for (const auto& [k, t] : m)
-    if (!want.count(k))
-      throw ValueError("[load] " + path + ": unexpected tensor '" + k + "' for a Linear(" + std::to_string(layer.in_features()) +
-                       ", " + std::to_string(layer.out_features()) + (layer.bias().defined() ? "" : ", bias=false") +
-                       "); it holds only " + (layer.bias().defined() ? "'weight' and 'bias'" : "'weight'"));
-  for (const auto& [k, t] : want) {
-    auto it = m.find(k);
-    if (it == m.end())
-      throw ValueError("[load] " + path + ": no tensor '" + k + "' for the layer; save it with nn::save(layer, path)");
-    if (!(it->second.shape() == t.shape()))
-      throw ShapeError("[load] " + path + ": '" + k + "' has shape " + shape_str(it->second.shape()) +
-                       " but the layer's is " + shape_str(t.shape()) + "; build the layer with the saved sizes");
-    if (!is_floating(it->second.dtype()))
-      throw DtypeError("[load] " + path + ": '" + k + "' is " + std::string(name(it->second.dtype())) +
-                       "; a Linear layer's parameters are floating");
+  const auto m = load_safetensors(path, kCPU);
+  try {
+    layer.load_state_dict(m);
+  } catch (const ShapeError& e) {
+    throw ShapeError("[load] " + path + ": " + e.what());
+  } catch (const DtypeError& e) {
+    throw DtypeError("[load] " + path + ": " + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError("[load] " + path + ": " + e.what());
   }
-  for (auto& [k, t] : want) t.copy_(m.at(k));  // shares the layer's storage: in place
 }
 
 }  // namespace nn

@@ -36,6 +36,35 @@ std::vector<std::pair<std::string, Tensor>> Linear::named_parameters() const {
   return out;
 }
 
+std::map<std::string, Tensor> Linear::state_dict() const {
+  std::map<std::string, Tensor> m;
+  for (auto& [n, t] : named_parameters()) m.emplace(n, t);
+  return m;
+}
+
+void Linear::load_state_dict(const std::map<std::string, Tensor>& state) {
+  auto want = state_dict();  // handles sharing the layer's storage
+  const std::string layer = "Linear(" + std::to_string(in_) + ", " + std::to_string(out_) +
+                            (bias_.defined() ? "" : ", bias=false") + ")";
+  // Every check before the first write: a mismatch leaves the layer as it was.
+  for (const auto& [k, t] : state)
+    if (!want.count(k))
+      throw ValueError("[load_state_dict] unexpected tensor '" + k + "' for a " + layer + ", which holds only " +
+                       (bias_.defined() ? "'weight' and 'bias'" : "'weight'") + "; drop it or build the layer to match");
+  for (const auto& [k, t] : want) {
+    const auto it = state.find(k);
+    if (it == state.end())
+      throw ValueError("[load_state_dict] no tensor '" + k + "' for a " + layer + "; pass the layer's state_dict()");
+    if (!(it->second.shape() == t.shape()))
+      throw ShapeError("[load_state_dict] '" + k + "' has shape " + shape_str(it->second.shape()) + " but the " + layer +
+                       "'s is " + shape_str(t.shape()) + "; build the layer with the saved sizes");
+    if (!is_floating(it->second.dtype()))
+      throw DtypeError("[load_state_dict] '" + k + "' is " + std::string(name(it->second.dtype())) +
+                       "; a Linear layer's parameters are floating");
+  }
+  for (auto& [k, t] : want) t.copy_(state.at(k));  // in place
+}
+
 std::vector<Tensor> Linear::parameters() const {
   std::vector<Tensor> out;
   for (auto& [n, t] : named_parameters()) out.push_back(t);
