@@ -139,6 +139,12 @@ TEST_P(ReduceStatsRangeTest, CpuBits) {
       EXPECT_TRUE(bits(std(ht, {0})) == bits(std(h, {1}))) << "cpu columns vs rows, n " << n;
     }
   }
+  // One long output: more than 16 block results (the devices' subtree rounds).
+  Tensor x = make(scaled(random_values(70000, float32, -1, 3, 13), 1e30), {70000}, float32, device());
+  const Tensor h = x.to(kCPU);
+  EXPECT_TRUE(bits(std(x)) == bits(std(h)));
+  EXPECT_TRUE(bits(var(x, {}, 0)) == bits(var(h, {}, 0)));
+  EXPECT_TRUE(std::isfinite(std(x).item<float>()));
 }
 
 CONCORD_INSTANTIATE_DEVICES(ReduceStatsRangeTest);

@@ -290,7 +290,7 @@ __kernel void red_subtrees(__global const acc_t* partial, long nout, long nb, in
   }
   Geom none;
   none.ndim = 0;
-  nodes[id] = red_tree(len, partial + o * nb + s, 0, 0, none, 0, (acc_t)0);
+  nodes[id] = red_tree(len, partial + o * nb + s, 0, 0, none, 0, (param_t)0);
 }
 
 // One work-item per output over its nb block results.
