@@ -242,7 +242,13 @@ struct ScaledMean {
 };
 
 template <class T>
-struct SquaredDevR : SumR<T> {  // sum (v * s - mean)^2
+struct SquaredDevR : SumR<T> {  // sum (v - mean)^2: ScaledSquaredDevR's bits for s = 1
+  using A = typename SumR<T>::A;
+  static A map(typename SumR<T>::V v, A m) { const A d = static_cast<A>(v) - m; return d * d; }
+};
+
+template <class T>
+struct ScaledSquaredDevR : SumR<T> {  // sum (v * s - mean)^2
   using A = typename SumR<T>::A;
   using P = ScaledMean<A>;
   static A map(typename SumR<T>::V v, P p) { const A d = static_cast<A>(v) * p.scale - p.mean; return d * d; }
