@@ -6,6 +6,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/reduce_impl.h"
+#include "backend/cpu/stat_scale.h"
 
 namespace concord::detail::cpu {
 

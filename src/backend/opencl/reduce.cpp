@@ -155,7 +155,7 @@ void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       return;
     case OpId::var: case OpId::std: {
       // Three passes in the accumulation dtype, as the CPU (StatScale in
-      // cpu/reduce_impl.h): the scale s from max|x| into p[0, nout), the mean
+      // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
       // of x * s into p[nout, 2 nout), then the squared deviations.
       need_float();
       const Dtype ad = acc_dtype(xt);

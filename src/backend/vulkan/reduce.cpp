@@ -181,7 +181,7 @@ void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       return;
     case OpId::var: case OpId::std: {
       // Three passes in the accumulator dtype, as the CPU (StatScale in
-      // cpu/reduce_impl.h): the scale s from max|x| into p[0, nout), the mean
+      // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
       // of x * s into p[nout, 2 nout), then the squared deviations.
       need_float();
       auto p = scratch(*this, 2 * g.nout, acc_dtype(xt));

@@ -177,7 +177,7 @@ static inline acc_t red_tree(long nb, __global const acc_t* part, __global const
 #define POST_STD 9        // sqrt(a / div) * 2^e (std)
 
 #if RED_FLOAT
-// var/std's scale: StatScale of src/backend/cpu/reduce_impl.h (the rule and
+// var/std's scale: StatScale of src/backend/cpu/stat_scale.h (the rule and
 // why are there), in the same bits.
 #if RED_F64
 typedef ulong bits_t;

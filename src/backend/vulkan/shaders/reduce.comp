@@ -196,7 +196,7 @@ A sqrt_x86(A a) {
 }
 #endif
 
-// var/std's scale: StatScale of src/backend/cpu/reduce_impl.h (the rule and
+// var/std's scale: StatScale of src/backend/cpu/stat_scale.h (the rule and
 // why are there), in the same bits.
 #ifdef FLTW
 #if FLTW == 64
