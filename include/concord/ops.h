@@ -235,7 +235,11 @@ ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim = false);   // indi
 ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);  // no dim: flat index
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
-// Variance with Bessel's correction by default (correction = 1).
+// Variance with Bessel's correction by default (correction = 1). The
+// deviations are scaled by a power of two chosen from max|x| of each output
+// (exact; 1 for ordinary magnitudes), so nothing overflows or underflows
+// inside: std(float32 [1e30, 1e30, -1e30]) is 1.1547e30, and var is inf only
+// where the variance itself passes the dtype's range (1.33e60 there).
 Tensor var(const Tensor& x, Dims dims = {}, int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, Dims dims = {}, int64_t correction = 1, bool keepdim = false);
 // p = 1, 2 or inf (std::numeric_limits<double>::infinity()); others raise ValueError.

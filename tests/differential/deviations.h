@@ -25,8 +25,7 @@ const std::vector<Deviation>& known_deviations();
 
 
 // Case keys (the id without its trailing ".N") of open defects: concord is
-// wrong there and the fix is not built yet (std of values whose squared
-// deviations pass float32's range gives inf: issue 23, item 3). Their cases
+// wrong there and the fix is not built yet (none at present). Their cases
 // are reported as such on every device, not counted as failures; on cpu a
 // listed key that agrees with PyTorch fails the suite, so the list cannot go stale.
 const std::vector<std::string>& open_defects();

@@ -1,10 +1,12 @@
 // Reductions (sum, mean, prod, max/min, var/std, norm, all/any, logsumexp)
 // and argmax/argmin on the CPU. The evaluation order is fixed by the engine
 // in reduce_impl.h, so results do not depend on the thread count.
+#include <algorithm>
 #include <cmath>
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/reduce_impl.h"
+#include "backend/cpu/stat_scale.h"
 
 namespace concord::detail::cpu {
 
@@ -14,7 +16,7 @@ using red::Geom;
 using red::Walker;
 
 template <class T, class R, class Post>
-void reduce_to(const Tensor& x, const Geom& g, const Tensor& out, const R& r, const typename R::A* params, Post post) {
+void reduce_to(const Tensor& x, const Geom& g, const Tensor& out, const R& r, const typename R::P* params, Post post) {
   visit_dtype(out.dtype(), [&](auto otag) {
     using O = decltype(otag);
     O* o = detail::host_data<O>(out);
@@ -24,9 +26,10 @@ void reduce_to(const Tensor& x, const Geom& g, const Tensor& out, const R& r, co
 
 // Per-output values of a first pass (the mean for var, the max for logsumexp).
 template <class T, class R, class Post>
-std::vector<typename R::A> first_pass(const Tensor& x, const Geom& g, const R& r, Post post) {
+std::vector<typename R::A> first_pass(const Tensor& x, const Geom& g, const R& r, Post post,
+                                      const typename R::P* params = nullptr) {
   std::vector<typename R::A> v(static_cast<size_t>(g.n_out));
-  red::run<T>(x, g, r, nullptr, [&](int64_t i, typename R::A a) { v[i] = post(a); });
+  red::run<T>(x, g, r, params, [&](int64_t i, typename R::A a) { v[i] = post(a); });
   return v;
 }
 
@@ -42,14 +45,38 @@ void reduce_float_stats(OpId op, const Tensor& x, const Geom& g, const Tensor& o
       return;
     case OpId::var:
     case OpId::std: {
-      // Two passes in the accumulation dtype: the mean, then the squared deviations.
-      auto mean = first_pass<T>(x, g, red::SumR<T>{}, [an](A a) { return a / an; });
+      // Three passes in the accumulation dtype: max|x| (for the scale, see
+      // StatScale), the mean of the scaled values, their squared deviations.
+      using S = red::StatScale<A>;
+      // max|x|: on contiguous rows of the float32 family from the vectorised
+      // max and min (faster than one scalar pass; a NaN in either gives s = 1,
+      // as max|x| = NaN would), else in one pass.
+      std::vector<A> sc;
+      if (red::is_vec_type_v<T> && (g.nr == 0 || (g.nr == 1 && g.rst[0] == 1))) {
+        auto mx = first_pass<T>(x, g, red::ExtremeR<T, true>{}, [](auto m) { return static_cast<A>(m); });
+        sc = first_pass<T>(x, g, red::ExtremeR<T, false>{}, [](auto m) { return static_cast<A>(m); });
+        for (size_t i = 0; i < sc.size(); ++i)
+          sc[i] = (mx[i] != mx[i] || sc[i] != sc[i]) ? A(1) : S::scale(std::max(std::fabs(mx[i]), std::fabs(sc[i])));
+      } else {
+        sc = first_pass<T>(x, g, red::AbsMaxR<T>{}, [](A m) { return S::scale(m); });
+      }
+      const bool plain = std::all_of(sc.begin(), sc.end(), [](A s) { return s == A(1); });
+      // With s = 1 the scaled sum is the plain sum: the vectorised kernel gives the same bits.
+      auto mean = plain ? first_pass<T>(x, g, red::SumR<T>{}, [an](A a) { return a / an; })
+                        : first_pass<T>(x, g, red::ScaledSumR<T>{}, [an](A a) { return a / an; }, sc.data());
       const A dof = static_cast<A>(std::max<int64_t>(n - args.correction, 0));
       const bool take_sqrt = op == OpId::std;
-      reduce_to<T>(x, g, out, red::SquaredDevR<T>{}, mean.data(), [dof, take_sqrt](int64_t, A a) {
-        const A v = a / dof;
-        return take_sqrt ? std::sqrt(v) : v;
-      });
+      auto fin = [&sc, dof, take_sqrt](int64_t i, A a) {
+        const A v = a / dof, r = S::inverse(sc[i]);
+        return take_sqrt ? std::sqrt(v) * r : v * r * r;
+      };
+      if (plain) {  // (v * 1 - m)^2 is (v - m)^2: the plain reducer, the same bits
+        reduce_to<T>(x, g, out, red::SquaredDevR<T>{}, mean.data(), fin);
+      } else {
+        std::vector<red::ScaledMean<A>> p(sc.size());
+        for (size_t i = 0; i < p.size(); ++i) p[i] = {sc[i], mean[i]};
+        reduce_to<T>(x, g, out, red::ScaledSquaredDevR<T>{}, p.data(), fin);
+      }
       return;
     }
     case OpId::norm:

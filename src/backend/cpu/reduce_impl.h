@@ -116,7 +116,7 @@ inline typename R::A lane_tree(const R& r, typename R::A* acc) {
 
 // One block of contiguous values.
 template <class R>
-inline typename R::A block_contig(const R& r, const typename R::V* x, int64_t len, typename R::A p) {
+inline typename R::A block_contig(const R& r, const typename R::V* x, int64_t len, typename R::P p) {
   using A = typename R::A;
   A acc[kLanes];
   for (int l = 0; l < kLanes; ++l) acc[l] = r.identity();
@@ -165,12 +165,13 @@ inline void gather(const T* xb, const Geom& g, int64_t i0, int64_t len, V* buf) 
   }
 }
 
-// ---- reducers: V is the value type read, A the accumulator ----
+// ---- reducers: V is the value type read, A the accumulator, P the per-output parameter ----
 
 template <class T>
 struct SumR {  // map(v) = v
   using V = compute_t<T>;
   using A = acc_t<T>;
+  using P = A;
   // -0.0 so that a lane holding one -0.0 keeps its sign (x + -0.0 == x for all x).
   static A identity() { if constexpr (std::is_floating_point_v<A>) return A(-0.0); else return A(0); }
   static A combine(A a, A b) { return a + b; }
@@ -181,6 +182,7 @@ template <class T>
 struct ProdR {
   using V = compute_t<T>;
   using A = acc_t<T>;
+  using P = A;
   static A identity() { return A(1); }
   static A combine(A a, A b) { return a * b; }
   static A map(V v, A) { return static_cast<A>(v); }
@@ -191,6 +193,7 @@ template <class T, bool kMax>
 struct ExtremeR {
   using V = compute_t<T>;
   using A = V;
+  using P = A;
   static A identity() {
     if constexpr (std::is_floating_point_v<A>) return kMax ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
     else return kMax ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
@@ -206,6 +209,7 @@ template <class T>
 struct AbsMaxR {  // inf-norm: max |v|, NaN propagates
   using V = compute_t<T>;
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  using P = A;
   static A identity() { return A(0); }
   static A combine(A a, A b) { return (a > b || a != a) ? a : b; }
   static A map(V v, A) { return std::fabs(static_cast<A>(v)); }
@@ -224,9 +228,29 @@ struct SquareSumR : SumR<T> {
 };
 
 template <class T>
-struct SquaredDevR : SumR<T> {  // sum (v - mean)^2, mean from params
+struct ScaledSumR : SumR<T> {  // sum v * s, s (a power of two) from params
+  using A = typename SumR<T>::A;
+  static A map(typename SumR<T>::V v, A s) { return static_cast<A>(v) * s; }
+};
+
+// The parameter of the squared deviations: the scale s (a power of two) and
+// the mean of the scaled values.
+template <class A>
+struct ScaledMean {
+  A scale, mean;
+};
+
+template <class T>
+struct SquaredDevR : SumR<T> {  // sum (v - mean)^2: ScaledSquaredDevR's bits for s = 1
   using A = typename SumR<T>::A;
   static A map(typename SumR<T>::V v, A m) { const A d = static_cast<A>(v) - m; return d * d; }
+};
+
+template <class T>
+struct ScaledSquaredDevR : SumR<T> {  // sum (v * s - mean)^2
+  using A = typename SumR<T>::A;
+  using P = ScaledMean<A>;
+  static A map(typename SumR<T>::V v, P p) { const A d = static_cast<A>(v) * p.scale - p.mean; return d * d; }
 };
 
 template <class T>
@@ -243,6 +267,7 @@ template <class T, bool kAll>
 struct BoolR {
   using V = compute_t<T>;
   using A = uint8_t;
+  using P = A;
   static A identity() { return kAll ? 1 : 0; }
   static A combine(A a, A b) { return kAll ? (a & b) : (a | b); }
   static A map(V v, A) { return v != V(0); }
@@ -263,11 +288,12 @@ template <class T>
 inline constexpr vec::Ty vec_ty_v = std::is_same_v<T, float> ? vec::Ty::f32 : std::is_same_v<T, float16_t> ? vec::Ty::f16 : vec::Ty::bf16;
 
 // Runs reducer R over x (element type T) and calls fin(o, acc) once per output o
-// (possibly from several threads, each o once). params[o] (or A{} if null) is
+// (possibly from several threads, each o once). params[o] (or P{} if null) is
 // handed to R::map for the elements of output o.
 template <class T, class R, class F>
-void run(const Tensor& x, const Geom& g, const R& r, const typename R::A* params, F&& fin) {
+void run(const Tensor& x, const Geom& g, const R& r, const typename R::P* params, F&& fin) {
   using A = typename R::A;
+  using P = typename R::P;
   using V = typename R::V;
   const int64_t n = g.n_red, nout = g.n_out;
   if (nout == 0) return;
@@ -283,7 +309,7 @@ void run(const Tensor& x, const Geom& g, const R& r, const typename R::A* params
     if (nb == 1) fin(o, v);
     else partial[static_cast<size_t>(o * nb + b)] = v;
   };
-  auto param = [&](int64_t o) { return params ? params[o] : A{}; };
+  auto param = [&](int64_t o) { return params ? params[o] : P{}; };
   const bool inner = g.nr == 0 || (g.nr == 1 && g.rst[0] == 1);
   const bool column = !inner && g.nk >= 1 && g.kst[g.nk - 1] == 1 && g.ks[g.nk - 1] >= 4;
 
@@ -323,7 +349,7 @@ void run(const Tensor& x, const Geom& g, const R& r, const typename R::A* params
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / (per_block * std::min<int64_t>(W, kCols)));
     parallel_for(items, grain, [&](int64_t ib, int64_t ie) {
       A acc[kLanes][kCols];
-      A pj[kCols];
+      P pj[kCols];
       V tmp[kCols];
       Walker kw = g.kept(), rw = g.reduced();
       for (int64_t it = ib; it < ie; ++it) {

@@ -40,8 +40,8 @@ Split split(const Tensor& x, const Dims& dims) {
 }
 
 // Reducer ids and post-processing steps of reduce.cl.
-enum Red { kSum = 1, kProd, kMax, kMin, kAbsMax, kAbsSum, kSqSum, kSqDev, kExpSum, kAll, kAny };
-enum Post { kNone = 0, kDiv, kDivSqrt, kSqrt, kAddLog, kLog, kFinite };
+enum Red { kSum = 1, kProd, kMax, kMin, kAbsMax, kAbsSum, kSqSum, kSqDev, kExpSum, kAll, kAny, kScSum };
+enum Post { kNone = 0, kDiv, kDivSqrt, kSqrt, kAddLog, kLog, kFinite, kScale, kVar, kStd };
 
 // One output per work-item when there are enough outputs to fill the device
 // or each is short; otherwise one work-group per block of each output.
@@ -84,7 +84,7 @@ void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split&
   const std::string opts = std::string("-DXS=") + suffix(xt) + " -DOS=" + suffix(out_dtype) + " -DRED=" +
                            std::to_string(static_cast<int>(r)) + " -DACC=" + acc + " -DAS=" + as +
                            " -DRED_FLOAT=" + (is_float ? "1" : "0") + " -DRED_ULONG=" + (is_ulong ? "1" : "0") +
-                           extra;
+                           " -DRED_F64=" + (acc == "double" ? "1" : "0") + extra;
   const int64_t nout = g.nout, n = g.n;
   const int post_i = static_cast<int>(post);
   if (nout >= kRowsMinOutputs || n <= kRowsMaxLength) {
@@ -154,13 +154,16 @@ void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       else run_reduce(*this, op, kSqSum, x, g, nullptr, kSqrt, 0, ob, od, oo);
       return;
     case OpId::var: case OpId::std: {
-      // Two passes in the accumulation dtype: the mean, then the squared deviations.
+      // Three passes in the accumulation dtype, as the CPU (StatScale in
+      // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
+      // of x * s into p[nout, 2 nout), then the squared deviations.
       need_float();
       const Dtype ad = acc_dtype(xt);
-      auto mean = scratch(*this, g.nout, ad);
-      run_reduce(*this, op, kSum, x, g, nullptr, kDiv, g.n, mem(mean), ad);
+      auto p = scratch(*this, 2 * g.nout, ad);
+      run_reduce(*this, op, kAbsMax, x, g, nullptr, kScale, 0, mem(p), ad);
+      run_reduce(*this, op, kScSum, x, g, mem(p), kDiv, g.n, mem(p), ad, g.nout);
       const int64_t dof = std::max<int64_t>(g.n - args.correction, 0);
-      run_reduce(*this, op, kSqDev, x, g, mem(mean), op == OpId::std ? kDivSqrt : kDiv, dof, ob, od, oo);
+      run_reduce(*this, op, kSqDev, x, g, mem(p), op == OpId::std ? kStd : kVar, dof, ob, od, oo);
       return;
     }
     case OpId::logsumexp: {

@@ -29,8 +29,8 @@ struct RedArgs {
 static_assert(sizeof(RedArgs) == 112 + 4 * sizeof(Geom));
 
 enum Stage { kBlocks = 0, kCombine, kArgBlocks, kArgCombine, kCumsum, kSoftmax, kSubtrees };
-enum Red { kSum = 1, kProd, kMax, kMin, kAbsMax, kAbsSum, kSqSum, kSqDev, kExpSum, kAll, kAny };
-enum Post { kNone = 0, kDiv, kDivSqrt, kSqrt, kAddLog, kLog, kFinite, kRecip };
+enum Red { kSum = 1, kProd, kMax, kMin, kAbsMax, kAbsSum, kSqSum, kSqDev, kExpSum, kAll, kAny, kScSum };
+enum Post { kNone = 0, kDiv, kDivSqrt, kSqrt, kAddLog, kLog, kFinite, kRecip, kScale, kVar, kStd };
 enum OutMode { kOutX = 0, kOutBool, kOutAcc };
 
 constexpr int64_t kBlock = 4096;  // BLOCK
@@ -180,12 +180,15 @@ void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       else run_reduce(*this, kSqSum, x, g, 0, kSqrt, 0, ob, oo, om);
       return;
     case OpId::var: case OpId::std: {
-      // Two passes in the accumulator dtype: the mean, then the squared deviations.
+      // Three passes in the accumulator dtype, as the CPU (StatScale in
+      // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
+      // of x * s into p[nout, 2 nout), then the squared deviations.
       need_float();
-      auto mean = scratch(*this, g.nout, acc_dtype(xt));
-      run_reduce(*this, kSum, x, g, 0, kDiv, g.n, addr(mean), 0, kOutAcc);
+      auto p = scratch(*this, 2 * g.nout, acc_dtype(xt));
+      run_reduce(*this, kAbsMax, x, g, 0, kScale, 0, addr(p), 0, kOutAcc);
+      run_reduce(*this, kScSum, x, g, addr(p), kDiv, g.n, addr(p), g.nout, kOutAcc);
       const int64_t dof = std::max<int64_t>(g.n - args.correction, 0);
-      run_reduce(*this, kSqDev, x, g, addr(mean), op == OpId::std ? kDivSqrt : kDiv, dof, ob, oo, om);
+      run_reduce(*this, kSqDev, x, g, addr(p), op == OpId::std ? kStd : kVar, dof, ob, oo, om);
       return;
     }
     case OpId::logsumexp: {

@@ -54,10 +54,23 @@ typedef E_CT(XS) val_t;
 #define RED_EXPSUM 9
 #define RED_ALL 10
 #define RED_ANY 11
+#define RED_SCSUM 12  // sum of v * s (var/std's scaled mean)
 
 typedef ACC acc_t;
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
 
-#if RED == RED_SUM || RED == RED_ABSSUM || RED == RED_SQSUM || RED == RED_SQDEV || RED == RED_EXPSUM
+// The per-output parameter: for the squared deviations, (scale, mean of the
+// scaled values) at params[o] and params[nout + o]; else one accumulator.
+#if RED == RED_SQDEV
+typedef CAT(ACC, 2) param_t;
+#define LOAD_PARAM(params, o, nout) ((param_t)((params)[o], (params)[(nout) + (o)]))
+#else
+typedef acc_t param_t;
+#define LOAD_PARAM(params, o, nout) ((params) ? (params)[o] : (acc_t)0)
+#endif
+
+#if RED == RED_SUM || RED == RED_ABSSUM || RED == RED_SQSUM || RED == RED_SQDEV || RED == RED_EXPSUM || RED == RED_SCSUM
 // -0.0 so that a lane holding a single -0.0 keeps its sign.
 #define IDENT ((acc_t)(-0.0))
 #define COMB(a, b) ((a) + (b))
@@ -85,7 +98,7 @@ typedef ACC acc_t;
 #endif
 
 // map(v, p): the value an element contributes (p: the output's parameter).
-static inline acc_t red_map(val_t v, acc_t p) {
+static inline acc_t red_map(val_t v, param_t p) {
 #if RED == RED_SUM || RED == RED_PROD || RED == RED_MAX || RED == RED_MIN
   return (acc_t)v;
 #elif RED == RED_ABSMAX || RED == RED_ABSSUM
@@ -93,8 +106,10 @@ static inline acc_t red_map(val_t v, acc_t p) {
 #elif RED == RED_SQSUM
   const acc_t a = (acc_t)v;
   return a * a;
+#elif RED == RED_SCSUM
+  return (acc_t)v * p;
 #elif RED == RED_SQDEV
-  const acc_t d = (acc_t)v - p;
+  const acc_t d = (acc_t)v * p.x - p.y;
   return d * d;
 #elif RED == RED_EXPSUM
   return exp_acc((acc_t)v - p);
@@ -104,7 +119,7 @@ static inline acc_t red_map(val_t v, acc_t p) {
 }
 
 // One block, serially: lane l takes elements l, l + 16, ...; then the lane tree.
-static inline acc_t red_block(__global const E_ST(XS)* x, long base, Geom rg, long i0, long len, acc_t p) {
+static inline acc_t red_block(__global const E_ST(XS)* x, long base, Geom rg, long i0, long len, param_t p) {
   acc_t acc[RED_LANES];
   for (int l = 0; l < RED_LANES; ++l) acc[l] = IDENT;
   long i = 0;
@@ -121,7 +136,7 @@ static inline acc_t red_block(__global const E_ST(XS)* x, long base, Geom rg, lo
 // with an explicit stack (post-order). Leaves come from `part` when non-null,
 // else are computed with red_block.
 static inline acc_t red_tree(long nb, __global const acc_t* part, __global const E_ST(XS)* x, long base,
-                             Geom rg, long n, acc_t p) {
+                             Geom rg, long n, param_t p) {
   long fs[64], fl[64];
   int st[64];
   acc_t vals[64];
@@ -157,10 +172,53 @@ static inline acc_t red_tree(long nb, __global const acc_t* part, __global const
 #define POST_ADD_LOG 4    // p + log(a)         (logsumexp)
 #define POST_LOG 5        // log(a)             (log_softmax's denominator)
 #define POST_FINITE 6     // isinf(a) ? 0 : a   (logsumexp's shift)
+#define POST_SCALE 7      // the scale s of max|x| (var/std)
+#define POST_VAR 8        // a / div * 2^2e     (var, p.x = s = 2^-e)
+#define POST_STD 9        // sqrt(a / div) * 2^e (std)
 
-static inline acc_t red_post(acc_t a, int post, long div, acc_t p) {
 #if RED_FLOAT
+// var/std's scale: StatScale of src/backend/cpu/stat_scale.h (the rule and
+// why are there), in the same bits.
+#if RED_F64
+typedef ulong bits_t;
+#define ABITS(v) as_ulong(v)
+#define AFROM(b) as_double(b)
+#define S_MANT 52
+#define S_BIAS 1023
+#define S_LO (-300)
+#define S_HI 300
+#else
+typedef uint bits_t;
+#define ABITS(v) as_uint(v)
+#define AFROM(b) as_float(b)
+#define S_MANT 23
+#define S_BIAS 127
+#define S_LO (-30)
+#define S_HI 40
+#endif
+static inline acc_t stat_scale(acc_t m) {
+  const int f = (int)((ABITS(m) >> S_MANT) & (bits_t)(2 * S_BIAS + 1));
+  if (m == (acc_t)0 || f == 2 * S_BIAS + 1) return (acc_t)1;
+  const int e = max(f, 1) - S_BIAS;
+  if (e >= S_LO && e <= S_HI) return (acc_t)1;
+  const int k = clamp(e - 4, -(S_BIAS - 7), S_BIAS - 7);
+  return AFROM((bits_t)(S_BIAS - k) << S_MANT);
+}
+// 1 / s, exactly.
+static inline acc_t stat_inverse(acc_t s) { return AFROM(((bits_t)(2 * S_BIAS) << S_MANT) - ABITS(s)); }
+#endif
+
+static inline acc_t red_post(acc_t a, int post, long div, param_t p) {
+#if RED_FLOAT && RED == RED_SQDEV
+  const acc_t r = stat_inverse(p.x);
   switch (post) {
+    case POST_VAR: return a / (acc_t)div * r * r;
+    case POST_STD: return sqrt(a / (acc_t)div) * r;
+    default: return a;
+  }
+#elif RED_FLOAT
+  switch (post) {
+    case POST_SCALE: return stat_scale(a);
     case POST_DIV: return a / (acc_t)div;
     case POST_DIV_SQRT: return sqrt(a / (acc_t)div);
     case POST_SQRT: return sqrt(a);
@@ -187,7 +245,7 @@ __kernel void red_rows(__global const E_ST(XS)* x, Geom kg, Geom rg, long nout, 
                        __global const acc_t* params, int post, long div, __global E_ST(OS)* out, long oo) {
   const long o = get_global_id(0);
   if (o >= nout) return;
-  const acc_t p = params ? params[o] : (acc_t)0;
+  const param_t p = LOAD_PARAM(params, o, nout);
   const long nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   const acc_t a = red_tree(nb, 0, x, geom_offset(kg, o), rg, n, p);
   out[oo + o] = RED_STORE(red_post(a, post, div, p));
@@ -202,7 +260,7 @@ void red_blocks(__global const E_ST(XS)* x, Geom kg, Geom rg, long n, long nb,
   const int l = get_local_id(0);
   const long o = g / nb, b = g - o * nb;
   const long base = geom_offset(kg, o);
-  const acc_t p = params ? params[o] : (acc_t)0;
+  const param_t p = LOAD_PARAM(params, o, (long)get_num_groups(0) / nb);
   const long i0 = b * RED_BLOCK, len = min((long)RED_BLOCK, n - i0);
   acc_t acc = IDENT;
   for (long i = l; i < len; i += RED_LANES) acc = COMB(acc, red_map(XLOAD(x, base + red_off(rg, i0 + i)), p));
@@ -232,7 +290,7 @@ __kernel void red_subtrees(__global const acc_t* partial, long nout, long nb, in
   }
   Geom none;
   none.ndim = 0;
-  nodes[id] = red_tree(len, partial + o * nb + s, 0, 0, none, 0, (acc_t)0);
+  nodes[id] = red_tree(len, partial + o * nb + s, 0, 0, none, 0, (param_t)0);
 }
 
 // One work-item per output over its nb block results.
@@ -240,7 +298,7 @@ __kernel void red_combine(__global const acc_t* partial, long nout, long nb, __g
                           int post, long div, __global E_ST(OS)* out, long oo) {
   const long o = get_global_id(0);
   if (o >= nout) return;
-  const acc_t p = params ? params[o] : (acc_t)0;
+  const param_t p = LOAD_PARAM(params, o, nout);
   Geom none;
   none.ndim = 0;
   const acc_t a = red_tree(nb, partial + o * nb, 0, 0, none, 0, p);

@@ -65,6 +65,7 @@ layout(push_constant) uniform Push { Args args; } pc;
 #define R_EXPSUM 9
 #define R_ALL 10
 #define R_ANY 11
+#define R_SCSUM 12  // sum of v * p (var/std's scaled mean)
 
 #define P_NONE 0
 #define P_DIV 1       // a / div          (mean, var)
@@ -74,6 +75,9 @@ layout(push_constant) uniform Push { Args args; } pc;
 #define P_LOG 5       // log(a)           (log_softmax's denominator)
 #define P_FINITE 6    // isinf(a) ? 0 : a (logsumexp's shift)
 #define P_RECIP 7     // 1 / a            (softmax's scale)
+#define P_SCALE 8     // the scale s of max|x| a (var/std)
+#define P_VAR 9       // a / div * 2^2e   (var; p = s = 2^-e)
+#define P_STD 10      // sqrt(a / div) * 2^e (std)
 
 // Accumulator type, its dtype suffix (conversions) and raw loads / stores.
 #if defined(ACC_F)
@@ -100,7 +104,7 @@ A load_x(int64_t i) { return A(LOAD(X)(pc.args.src, i)); }
 
 A identity(int r) {
   switch (r) {
-    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM:
+    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM: case R_SCSUM:
 #ifdef FLTW
       return -A(0);  // a lane holding one -0.0 keeps its sign
 #else
@@ -123,7 +127,7 @@ A identity(int r) {
 // max / min keep a NaN (a != a) once it is there, as the CPU's ExtremeR.
 A combine(int r, A a, A b) {
   switch (r) {
-    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM: {
+    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM: case R_SCSUM: {
       precise A s = a + b;
       return s;
     }
@@ -139,8 +143,9 @@ A combine(int r, A a, A b) {
   return a_nan();
 }
 
-// What element v contributes (p: the output's parameter).
-A map_x(int r, A v, A p) {
+// What element v contributes (p: the output's parameter; q: the second one
+// of R_SQDEV, the mean of the scaled values, p being the scale).
+A map_x(int r, A v, A p, A q) {
   switch (r) {
     case R_SUM: case R_PROD: case R_MAX: case R_MIN: return v;
     case R_ALL: case R_ANY: return v != A(0) ? A(1) : A(0);  // NaN != 0
@@ -150,8 +155,13 @@ A map_x(int r, A v, A p) {
       precise A s = v * v;
       return s;
     }
+    case R_SCSUM: {
+      precise A s = v * p;
+      return s;
+    }
     case R_SQDEV: {
-      precise A d = v - p;
+      precise A vs = v * p;
+      precise A d = vs - q;
       precise A s = d * d;
       return s;
     }
@@ -186,6 +196,27 @@ A sqrt_x86(A a) {
 }
 #endif
 
+// var/std's scale: StatScale of src/backend/cpu/stat_scale.h (the rule and
+// why are there), in the same bits.
+#ifdef FLTW
+#if FLTW == 64
+#define S_LO (-300)
+#define S_HI 300
+#else
+#define S_LO (-30)
+#define S_HI 40
+#endif
+A stat_scale(A m) {
+  const int f = int((TOBITS(m) >> MANT) & EMASK);
+  if (m == A(0) || f == 2 * BIAS + 1) return A(1);
+  const int e = max(f, 1) - BIAS;
+  if (e >= S_LO && e <= S_HI) return A(1);
+  return pow2(-clamp(e - 4, -(BIAS - 7), BIAS - 7));
+}
+// 1 / s, exactly.
+A stat_inverse(A s) { return FROMBITS((UB(2 * BIAS) << MANT) - TOBITS(s)); }
+#endif
+
 A post_step(int post, A a, int64_t div, A p) {
   if (post == P_NONE) return a;
 #ifdef FLTW
@@ -202,6 +233,17 @@ A post_step(int post, A a, int64_t div, A p) {
 #endif
     case P_FINITE: return isinf(a) ? A(0) : a;
     case P_RECIP: return div_x86(A(1), a);
+    case P_SCALE: return stat_scale(a);
+    case P_VAR: {
+      const A r = stat_inverse(p);
+      precise A v = div_x86(a, A(div)) * r;
+      precise A w = v * r;
+      return w;
+    }
+    case P_STD: {
+      precise A v = sqrt_x86(div_x86(a, A(div))) * stat_inverse(p);
+      return v;
+    }
   }
 #endif
   return a_nan();
@@ -283,8 +325,9 @@ void main() {
     const int64_t i0 = b * BLOCK, len = min(int64_t(BLOCK), g.n - i0);
     if (stage == ST_BLOCKS) {
       const A p = g.params != 0ul ? ld_acc(g.params, o) : A(0);
+      const A q = r == R_SQDEV ? ld_acc(g.params, g.nout + o) : A(0);
       A acc = identity(r);
-      for (int64_t i = l; i < len; i += LANES) acc = combine(r, acc, map_x(r, load_x(base + red_off(i0 + i)), p));
+      for (int64_t i = l; i < len; i += LANES) acc = combine(r, acc, map_x(r, load_x(base + red_off(i0 + i)), p, q));
       lanes[l] = acc;
       barrier();
       for (int w = LANES / 2; w >= 1; w /= 2) {
