@@ -173,6 +173,8 @@ TEST(IoFromBlob, BadArgumentsRaiseAndNeverCallTheDeleter) {
   EXPECT_THROW(from_blob(x, {2, 2}, {2}, float32, del), ShapeError);
   EXPECT_THROW(from_blob(x, {2, 2}, {-1, 1}, float32, del), ValueError);
   EXPECT_THROW(from_blob(x, {int64_t{1} << 40, int64_t{1} << 40}, float32, del), ShapeError);
+  // Row-major strides of an empty shape would overflow too: refused before they are computed.
+  EXPECT_THROW(from_blob(x, {0, int64_t{1} << 40, int64_t{1} << 40}, float32, del), ShapeError);
   try {
     from_blob(nullptr, {2, 3}, float32);
   } catch (const ValueError& e) {

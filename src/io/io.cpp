@@ -1,5 +1,6 @@
 // load/save by file extension, from_blob (zero-copy host views), and a
 // Linear layer's parameters as safetensors.
+#include <algorithm>
 #include <set>
 
 #include "concord/nn.h"
@@ -73,6 +74,17 @@ Tensor from_blob(void* ptr, Shape shape, Strides strides, Dtype dtype, std::func
 }
 
 Tensor from_blob(void* ptr, Shape shape, Dtype dtype, std::function<void(void*)> deleter) {
+  // Row-major strides are products of trailing sizes: check those fit (sizes
+  // of 0 counted as 1) before computing them; the general overload checks the rest.
+  int64_t span = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw ShapeError("[from_blob] negative size in shape " + shape_str(shape) + " (" + std::string(name(dtype)) +
+                       "); sizes must be >= 0");
+    if (__builtin_mul_overflow(span, std::max<int64_t>(d, 1), &span))
+      throw ShapeError("[from_blob] shape " + shape_str(shape) + " (" + std::string(name(dtype)) +
+                       ") overflows int64; use smaller sizes");
+  }
   Strides s = contiguous_strides(shape);
   return from_blob(ptr, std::move(shape), std::move(s), dtype, std::move(deleter));
 }
