@@ -150,7 +150,7 @@ TEST_P(VulkanLinear, BatchedBroadcastTransposedAndPermuted) {
 }
 
 TEST_P(VulkanLinear, AlphaBetaAndIntegerWrap) {
-  for (Dtype t : {float32, bfloat16, int8, int64}) {
+  for (Dtype t : {float32, bfloat16, float16, int8, int64}) {
     SCOPED_TRACE(name(t));
     Tensor in = make({1, 67, 1}, t, device(), 41);  // broadcast addend
     Tensor a = make({2, 67, 129}, t, device(), 42), b = make({2, 129, 33}, t, device(), 43);
@@ -174,6 +174,46 @@ TEST_P(VulkanLinear, LongSumsTakeSeveralDispatches) {
     Tensor v = a.select(0, 0).select(0, 1);
     expect_product(b3(dot(v, v).view({1, 1})), v.view({1, 1, K}), v.view({1, K, 1}));
   }
+}
+
+// float16 products (gemm_coop.comp on devices listing VK_NV_cooperative_matrix
+// for float16 matmul, gemm.comp elsewhere): an inf in a ragged last row and
+// column reaches exactly its row and column (the zero padding of the staged
+// panels never meets it in a stored element), NaN where it meets a zero, and
+// an empty sum is beta·out alone.
+TEST_P(VulkanLinear, Float16SpecialValuesAndEmptySums) {
+  if (!capabilities(device()).can_store(float16)) GTEST_SKIP() << device().str() << " cannot store float16";
+  const int64_t M = 70, K = 37, N = 67;
+  std::vector<double> va = values(M * K, float16, 71), vb = values(K * N, float16, 72);
+  va[static_cast<size_t>(69 * K + 5)] = INFINITY;
+  vb[static_cast<size_t>(7 * N + 66)] = -INFINITY;
+  vb[static_cast<size_t>(5 * N + 3)] = 0.0;  // inf * 0 at [69, 3]: NaN
+  Tensor a = from_host(va.data(), Shape{M, K}, float64, kCPU).to(float16).to(device());
+  Tensor b = from_host(vb.data(), Shape{K, N}, float64, kCPU).to(float16).to(device());
+  const std::vector<double> got = mm(a, b).to_vector<double>();
+  int failures = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0, mag = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        s += va[static_cast<size_t>(i * K + k)] * vb[static_cast<size_t>(k * N + j)];
+        mag += std::fabs(va[static_cast<size_t>(i * K + k)] * vb[static_cast<size_t>(k * N + j)]);
+      }
+      const double g = got[static_cast<size_t>(i * N + j)];
+      bool ok;
+      if (std::isnan(s)) ok = std::isnan(g);
+      else if (std::isinf(s)) ok = g == s;
+      else {
+        const double acc = 2.0 * static_cast<double>(K + 2) * unit(float32) * mag;
+        ok = std::fabs(g - s) <= acc + unit(float16) * (std::fabs(s) + acc);
+      }
+      if (!ok && failures++ < 5) ADD_FAILURE() << "[" << i << "," << j << "]: got " << g << ", want " << s;
+    }
+  // K = 0: beta·in alone, alpha times an empty sum adds nothing.
+  Tensor in = make({5, 6}, float16, device(), 73);
+  Tensor e = addmm(in, zeros({5, 0}, float16, device()), zeros({0, 6}, float16, device()), Scalar(2), Scalar(3));
+  const std::vector<double> vi = in.to_vector<double>(), ve = e.to_vector<double>();
+  for (size_t i = 0; i < vi.size(); ++i) EXPECT_EQ(ve[i], static_cast<double>(static_cast<float>(2 * vi[i]))) << i;
 }
 
 TEST_P(VulkanLinear, GridsAboveTheWorkgroupCountLimit) {

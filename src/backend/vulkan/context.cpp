@@ -42,6 +42,12 @@ void Context::create_device() {
   f11.pNext = &f12;
   f11.storageBuffer16BitAccess = VK_TRUE;
   f11.storagePushConstant16 = info_.push_constant16;
+  // The cooperative-matrix GEMM (gemm_coop.comp), when it will be used.
+  auto f_coop = make<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  f_coop.cooperativeMatrix = VK_TRUE;
+  f_coop.pNext = f11.pNext;
+  if (info_.coop_gemm_f16) f11.pNext = &f_coop;
   auto feats = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   feats.pNext = &f11;
   feats.features.shaderInt64 = VK_TRUE;
@@ -53,6 +59,7 @@ void Context::create_device() {
   if (info_.has_extension("VK_KHR_portability_subset")) exts.push_back("VK_KHR_portability_subset");
   if (info_.subgroup_size_control && info_.api_version_used < VK_API_VERSION_1_3)
     exts.push_back("VK_EXT_subgroup_size_control");
+  if (info_.coop_gemm_f16) exts.push_back("VK_NV_cooperative_matrix");
 
   const float priority = 1.0f;
   auto q = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);

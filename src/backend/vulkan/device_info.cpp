@@ -3,7 +3,9 @@
 // feature chains, and the verdict whether concord can use it.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "backend/vulkan/internal.h"
 
@@ -101,6 +103,36 @@ void read_coop_matrix(VkInstance instance, VkPhysicalDevice pd, DeviceInfo& info
         std::to_string(p.MSize) + "x" + std::to_string(p.NSize) + "x" + std::to_string(p.KSize) + " " +
         type(p.AType) + "*" + type(p.BType) + "+" + type(p.CType) + "->" + type(p.ResultType) +
         (p.scope == 3 ? "" : " scope" + std::to_string(p.scope)));
+  }
+}
+
+// VK_NV_cooperative_matrix (NVIDIA): what gemm_coop.comp needs is a
+// subgroup-scope 16x16x16 float16 x float16 + float32 -> float32 step, the
+// cooperativeMatrix feature, the Vulkan memory model (glslang emits it for
+// the extension), float16 arithmetic and 32-lane subgroups (the shader's
+// four subgroups of 32).
+void read_coop_matrix_nv(VkInstance instance, VkPhysicalDevice pd, DeviceInfo& info) {
+  if (!info.has_extension("VK_NV_cooperative_matrix")) return;
+  auto feat = make<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  auto feats = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  feats.pNext = &feat;
+  vkGetPhysicalDeviceFeatures2(pd, &feats);
+  if (!feat.cooperativeMatrix) return;
+  auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!fn) return;
+  uint32_t n = 0;
+  if (fn(pd, &n, nullptr) != VK_SUCCESS || n == 0) return;
+  std::vector<VkCooperativeMatrixPropertiesNV> props(
+      n, make<VkCooperativeMatrixPropertiesNV>(VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV));
+  if (fn(pd, &n, props.data()) != VK_SUCCESS) return;
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto& p = props[i];
+    if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV)
+      info.coop_nv_f16 = true;
   }
 }
 
@@ -224,6 +256,11 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
     info.compute_full_subgroups = f_sg.computeFullSubgroups;
   }
   read_coop_matrix(instance, pd, info);
+  read_coop_matrix_nv(instance, pd, info);
+  const char* coop_env = std::getenv("CONCORD_VULKAN_COOP");
+  info.coop_gemm_f16 = info.coop_nv_f16 && info.fp16 && info.storage16 && info.vulkan_memory_model &&
+                       info.subgroup_size == 32 && (info.max_subgroup_size == 0 || info.max_subgroup_size == 32) &&
+                       !(coop_env && std::string_view(coop_env) == "0");
 
   // maxMemoryAllocationSize bounds one buffer; so does maxBufferSize.
   if (info.max_buffer_size && info.max_buffer_size < info.max_memory_allocation)
@@ -309,11 +346,16 @@ std::vector<std::string> DeviceInfo::details() const {
                 std::to_string(max_workgroup_invocations) + " invocations");
   std::string coop = "no";
   if (cooperative_matrix) {
-    coop = std::to_string(cooperative_matrix_properties) + " configurations (not used yet):";
+    coop = std::to_string(cooperative_matrix_properties) + " configurations (not used by concord's shaders yet):";
     for (const auto& c : cooperative_matrix_configs) coop += " " + c + ";";
     coop.pop_back();
   }
   out.push_back("cooperative matrix (VK_KHR_cooperative_matrix): " + coop);
+  if (coop_nv_f16)
+    out.push_back(std::string("cooperative matrix (VK_NV_cooperative_matrix, 16x16x16 f16*f16+f32): ") +
+                  (coop_gemm_f16 ? "float16 matmul runs on it (CONCORD_VULKAN_COOP=0 turns it off)"
+                                 : "not used (needs float16 arithmetic, the Vulkan memory model and 32-lane "
+                                   "subgroups, and CONCORD_VULKAN_COOP not 0)"));
   if (unified_memory) out.push_back("memory: device-local memory is host-visible (tensors live in mapped memory)");
   return out;
 }

@@ -58,9 +58,15 @@ struct DeviceInfo {
   // vulkanMemoryModelDeviceScope (so the model is only enabled when both are there).
   bool vulkan_memory_model = false;
   bool subgroup_size_control = false, compute_full_subgroups = false;
-  bool cooperative_matrix = false;           // VK_KHR_cooperative_matrix (detected, not used)
+  bool cooperative_matrix = false;           // VK_KHR_cooperative_matrix (detected and listed)
   uint32_t cooperative_matrix_properties = 0;  // number of supported (M,N,K,types) combinations
   std::vector<std::string> cooperative_matrix_configs;  // "MxNxK A*B+C->R" (subgroup scope unless named)
+  // VK_NV_cooperative_matrix with its feature and a subgroup-scope 16x16x16
+  // float16*float16+float32 step (what shaders/gemm_coop.comp uses).
+  bool coop_nv_f16 = false;
+  // float16 matmul runs gemm_coop.comp: coop_nv_f16, float16 arithmetic, the
+  // Vulkan memory model, 32-lane subgroups, and CONCORD_VULKAN_COOP not "0".
+  bool coop_gemm_f16 = false;
 
   // Float controls for 16-, 32- and 64-bit floats: float_controls[0|1|2].
   std::array<FloatControls, 3> float_controls{};

@@ -9,8 +9,12 @@
 // float32, float64 in float64; float16/bfloat16 accumulate in float32 and round
 // once on store; integers wrap like the CPU's loop. Under Float16Policy::native
 // on a device with shaderFloat16, float16 runs gemm_f16n, which accumulates in
-// float16 (Path::native_f16).
+// float16 (Path::native_f16). Otherwise, on a device with
+// VK_NV_cooperative_matrix (DeviceInfo::coop_gemm_f16), float16 runs
+// gemm_coop.comp on the matrix units: still float32 accumulation, the same
+// error model, only the order of the sums within a 16-deep step differs.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "backend/vulkan/vulkan_backend.h"
@@ -80,6 +84,22 @@ uint64_t scalar_bits_for(Dtype t, Scalar s) {
 // 2^21 ones gave 1048560), so longer sums take several dispatches.
 constexpr int64_t kKChunk = int64_t{16} << 14;
 
+// gemm_coop.comp's Args.flags: bit 0 (a) / bit 1 (b) where every 8-element
+// run the shader stages along the operand's faster index starts 16-byte
+// aligned. The runs start at multiples of 8 of that index, so this holds when
+// the faster stride is 1 and the other strides, the offset and the buffer's
+// address are multiples of 8 elements (16 bytes).
+int coop_run_flags(const GemmArgs& g) {
+  auto aligned = [](uint64_t addr, int64_t off, int64_t sb, int64_t s_fast, int64_t s_slow) {
+    return s_fast == 1 && addr % 16 == 0 && off % 8 == 0 && sb % 8 == 0 && s_slow % 8 == 0;
+  };
+  // The same choice of faster index as the shader's (k for a on a tie, n for b).
+  const bool a_kfast = std::abs(g.sak) <= std::abs(g.sam), b_kfast = std::abs(g.sbk) < std::abs(g.sbn);
+  const bool a = aligned(g.a, g.a_off, g.sab, a_kfast ? g.sak : g.sam, a_kfast ? g.sam : g.sak);
+  const bool b = aligned(g.b, g.b_off, g.sbb, b_kfast ? g.sbk : g.sbn, b_kfast ? g.sbn : g.sbk);
+  return (a ? 1 : 0) | (b ? 2 : 0);
+}
+
 bool nonzero(const Scalar& s) { return s.to_double() != 0.0 || s.to_int() != 0; }
 
 }  // namespace
@@ -98,6 +118,7 @@ void claims_linear(Claims& c) {
       c.caps.f16_kernel[static_cast<int>(op)] = true;
     c.need("gemm_f16n");
   }
+  if (c.info.coop_gemm_f16 && dts.has(float16)) c.need("gemm_coop_f16");
 }
 
 void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
@@ -134,15 +155,23 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
   g.use_beta = nonzero(beta) ? 1 : 0;
   g.beta = g.use_beta ? scalar_bits_for(dt, beta) : 0;
 
-  const int rb = register_block(ctx_.info(), dt, B, M, N);
+  // float16 on the matrix units: 128x128 blocks, no register-block constant.
+  const bool coop = dt == float16 && !f16n && ctx_.info().coop_gemm_f16;
+  const int rb = coop ? 8 : register_block(ctx_.info(), dt, B, M, N);
   const int64_t tile = 16 * rb;
-  const std::string variant = std::string("gemm_") + suffix(dt) + (f16n ? "n" : "");
+  if (coop) g.pad = coop_run_flags(g);
+  const std::string variant = coop ? std::string("gemm_coop_f16") : std::string("gemm_") + suffix(dt) + (f16n ? "n" : "");
   const auto& spirv = embedded_spirv();
   const auto it = spirv.find(variant);
   if (it == spirv.end())
     throw DeviceError("[matmul] shader variant '" + variant + "' is not in this build (" + device_.str() +
                       "); rebuild concord");
-  Pipeline& p = ctx_.pipeline(variant, it->second, sizeof(uint64_t), {SpecConstant{0, static_cast<uint32_t>(rb)}});
+  // gemm.comp's panel padding (PAD, constant 1) where two padded panels fit the shared memory.
+  const uint32_t acc_bytes = dt == float64 || dt == int64 ? 8 : 4;
+  const uint32_t pad = 2u * 16u * (static_cast<uint32_t>(tile) + 1u) * acc_bytes <= ctx_.info().max_compute_shared_memory;
+  Pipeline& p = coop ? ctx_.pipeline(variant, it->second, sizeof(uint64_t), {})
+                     : ctx_.pipeline(variant, it->second, sizeof(uint64_t),
+                                     {SpecConstant{0, static_cast<uint32_t>(rb)}, SpecConstant{1, pad}});
   // One workgroup per tile x tile block of each matrix; grids beyond the
   // device's group-count limits are split, each piece told its group offset.
   // K beyond kKChunk is summed by successive dispatches over K chunks (each

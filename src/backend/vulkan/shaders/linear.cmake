@@ -5,6 +5,9 @@ foreach(d f16 bf16 f32)
 endforeach()
 # float16 computed in float16 (Path::native_f16; created only with shaderFloat16).
 concord_vk_shader(gemm_f16n gemm.comp DEFINES T=f16 T_IS_F16N=1)
+# float16 on matrix units (VK_NV_cooperative_matrix; created only where
+# DeviceInfo::coop_gemm_f16 holds): float32 accumulation like gemm_f16.
+concord_vk_shader(gemm_coop_f16 gemm_coop.comp)
 concord_vk_shader(gemm_f64 gemm.comp DEFINES T=f64 T_IS_F64=1 CONCORD_F64=1)
 foreach(d u8 i8 i16 i32)
   concord_vk_shader(gemm_${d} gemm.comp DEFINES T=${d} T_IS_INT=1)
