@@ -306,6 +306,7 @@ class Context {
   uint64_t recording_serial_locked() const;  // serial that covers everything recorded so far
   void poll_locked();                    // reads the semaphore, recycles what completed
   void wait_locked(std::unique_lock<std::mutex>& lock, uint64_t serial);  // unlocks while waiting
+  bool spin_wait(uint64_t serial) const;  // GPUs: a short spin on the counter first (no lock held)
   void finish_locked(std::unique_lock<std::mutex>& lock);
   bool idle_locked();
 
