@@ -2,8 +2,9 @@
 // every level the machine can run gives the same bits for the ops whose CPU
 // kernels have per-level code (the vectorised elementwise math, reductions,
 // softmax, half conversions, the small LU and triangular solves, the bfloat16
-// GEMM). Each level runs in a child process of this test binary (the level is
-// read once per process), which prints a digest of the results' bytes.
+// GEMM, the reproducible mode's GEMM). Each level runs in a child process of
+// this test binary (the level is read once per process), which prints a
+// digest of the results' bytes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -75,6 +76,14 @@ TEST(CpuIsa, DISABLED_Digest) {
   }
   const Tensor m = randn({48, 96}, bfloat16, kCPU, 9);
   h = fnv(h, matmul(m, m.t()));
+  {
+    // The reproducible mode's GEMM: AVX-512, AVX2+FMA and scalar fma tiles run one chain.
+    const ReproducibleGuard on(true);
+    for (Dtype t : {float32, float64, float16}) {
+      const Tensor x = randn({2, 53, 300}, t, kCPU, 10), y = randn({300, 37}, t, kCPU, 11);
+      h = fnv(h, matmul(x, y));
+    }
+  }
   std::cout << "ISA=" << cpu_isa() << "\nDIGEST=" << h << std::endl;
 }
 

@@ -6,6 +6,8 @@
 //                      bfloat16 on a CPU with AVX512-BF16 reads its operands as
 //                      they are (gemm_bf16.h), summing into float32 the same way.
 //   integers           exact blocked i-k-j loop in the type's unsigned twin (wraps).
+// In the reproducible mode the floating dtypes run gemm_canon.h instead: one
+// fixed chain of fma per output element, which the OpenCL devices repeat.
 #include <cblas.h>
 
 #include <climits>
@@ -17,7 +19,9 @@
 #include "backend/cpu/convert.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/gemm_bf16.h"
+#include "backend/cpu/gemm_canon.h"
 #include "backend/cpu/loops.h"
+#include "concord/policy.h"
 
 namespace concord::detail::cpu {
 
@@ -393,6 +397,11 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Sca
     throw ShapeError("[matmul] " + shape_str(a.shape()) + " x " + shape_str(b.shape()) +
                      ": BLAS takes dims up to 2^31-1; split the product into smaller blocks");
   const double al = alpha.to_double(), bt = beta.to_double();
+  // The reproducible mode: the canonical order every device's mode kernel follows.
+  if (reproducible() && is_floating(out.dtype())) {
+    gemm_canon(a, b, out, al, bt);
+    return;
+  }
   switch (out.dtype()) {
     case Dtype::float32: matmul_blas<float>(*this, a, b, out, static_cast<float>(al), static_cast<float>(bt)); break;
     case Dtype::float64: matmul_blas<double>(*this, a, b, out, al, bt); break;

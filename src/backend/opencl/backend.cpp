@@ -58,14 +58,19 @@ Capabilities capabilities(int index) {
                         "for it (OP_" + std::string(op_name(op)) + "); add its case or stop claiming it");
   }
   // The reproducible mode: reductions and cumsum run the CPU's blocked order
-  // (reduce.cl), float32 exp and softmax are the CPU's (common.cl). NaN bits
+  // (reduce.cl), float32 exp and softmax are the CPU's (common.cl), the matmul
+  // family runs the CPU's canonical chain (linear.cl's matmul_canon; integers
+  // are exact, wrapping as the CPU's loop does). NaN bits
   // (PoCL's fmod gives +NaN where the CPU's gives -NaN; NVIDIA's every NaN is
   // 0x7fffffff) are made canonical by the mode itself.
   const DtypeSet kAll = DtypeSet::all();
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
-                                            {OpId::softmax, {float16, bfloat16, float32}}},
+                                            {OpId::softmax, {float16, bfloat16, float32}},
+                                            {OpId::matmul, kAll}, {OpId::mm, kAll}, {OpId::bmm, kAll},
+                                            {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},
+                                            {OpId::addmm, kAll}, {OpId::baddbmm, kAll}, {OpId::linear, kAll}},
                                  .except = {}});
   return c;
 }

@@ -1,7 +1,8 @@
 // OpenCL matmul (out = alpha·(a @ b) + beta·out): float32/float64 through
 // CLBlast (which takes alpha and beta itself), float16/bfloat16 through float32
 // buffers and CLBlast (rounded once on the way back), integers with the tiled
-// kernel of kernels/linear.cl.
+// kernel of kernels/linear.cl. In the reproducible mode floats run
+// matmul_canon there (the CPU's canonical chain, bit for bit).
 #include <clblast.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "backend/opencl/opencl_backend.h"
+#include "concord/policy.h"
 
 namespace concord::detail::ocl {
 namespace {
@@ -145,6 +147,25 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
                 buffer(a), a.offset(), a.stride(0), a.stride(1), a.stride(2),
                 buffer(b), b.offset(), b.stride(0), b.stride(1), b.stride(2),
                 buffer(out), out.offset(), M, N, K, alpha.to_int(), use_beta ? beta.to_int() : int64_t{0});
+    return;
+  }
+
+  // The reproducible mode: the canonical chain (kernels/linear.cl, matmul_canon;
+  // backend/cpu/gemm_canon.h), never CLBlast, whose order is its own.
+  if (reproducible()) {
+    const int ts = ctx_.info().max_work_group >= 256 ? 16 : 8;
+    const std::string opts = std::string("-DX=") + suffix(dt) + " -DTS=" + std::to_string(ts);
+    cl_kernel k = kernel("linear.cl", "matmul_canon", opts);
+    auto up = [ts](int64_t n) { return static_cast<size_t>((n + ts - 1) / ts * ts); };
+    const int use = use_beta ? 1 : 0;
+    auto go = [&](auto al, auto be) {
+      ctx_.launch(k, {up(N), up(M), static_cast<size_t>(B)}, {size_t(ts), size_t(ts), 1}, 3,
+                  buffer(a), a.offset(), a.size(0) == 1 ? int64_t{0} : a.stride(0), a.stride(1), a.stride(2),
+                  buffer(b), b.offset(), b.size(0) == 1 ? int64_t{0} : b.stride(0), b.stride(1), b.stride(2),
+                  buffer(out), out.offset(), M, N, K, al, be, use);
+    };
+    if (dt == float64) go(alpha.to_double(), use_beta ? beta.to_double() : 0.0);
+    else go(static_cast<float>(alpha.to_double()), use_beta ? static_cast<float>(beta.to_double()) : 0.0f);
     return;
   }
 
