@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -190,6 +191,30 @@ TEST_P(ReproducibleDevices, Float32ExpOverItsRange) {
   const Tensor x = from_host(v.data(), {static_cast<int64_t>(v.size())}, float32, kCPU);
   ReproducibleGuard g(true);
   EXPECT_EQ(first_difference(exp(x.to(device())), exp(x)), "");
+}
+
+// log, tanh and sigmoid where a device claims them (OpenCL with float64 runs
+// the CPU's float64-inside algorithms): a million float32 bit patterns spread
+// over every exponent and sign, subnormals, and the special values.
+TEST_P(ReproducibleDevices, Float32LogTanhSigmoidOverEveryExponent) {
+  std::vector<float> v;
+  for (uint32_t i = 0; i < (1u << 20); ++i) v.push_back(std::bit_cast<float>(i * 4099u + 0x9e3779b9u * (i & 1)));
+  for (float f : {0.0f, -0.0f, 1.0f, -1.0f, 1.4142135f, 0.70710677f, 1e-45f, -1e-45f, 20.0f, -20.0f, 9.011f,
+                  88.7f, -88.7f, 160.0f, -160.0f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+    v.push_back(f);
+  const Tensor x = from_host(v.data(), {static_cast<int64_t>(v.size())}, float32, kCPU);
+  const Tensor xd = x.to(device());
+  ReproducibleGuard g(true);
+  int checked = 0;
+  for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid}) {
+    if (!capabilities(device()).has_reproducible_kernel(op, float32)) continue;
+    ++checked;
+    auto f = [op](const Tensor& t) { return op == OpId::log ? log(t) : op == OpId::tanh ? tanh(t) : sigmoid(t); };
+    EXPECT_EQ(first_difference(f(xd), f(x)), "") << op_name(op);
+    EXPECT_EQ(first_difference(f(xd.to(bfloat16)), f(x.to(bfloat16))), "") << op_name(op) << " bfloat16";
+  }
+  if (checked == 0) GTEST_SKIP() << GetParam().label << " claims none of them: they run on the CPU in the mode";
 }
 
 // softmax where a device claims it: rows longer than one 4096-block, columns

@@ -110,6 +110,11 @@ struct Capabilities {
   // round-to-nearest and kept subnormals; a backend adds what its kernels
   // are built to match (the CPU's blocked summation order, say).
   DtypeSet reproducible[kNumOps];
+  // Per op: the reproducible dtypes whose kernel gives the CPU's bits only by
+  // computing in float64 (OpenCL's float32 log, tanh, sigmoid: the CPU's
+  // float64-inside algorithms); a no-fp64 profile removes them from
+  // `reproducible` (the kernel then computes in float32 on its own terms).
+  DtypeSet reproducible_needs_fp64[kNumOps];
   // What the device promises about float arithmetic (float32, and float64
   // where it computes it): + - * / sqrt and conversions round to nearest
   // even, and subnormal inputs and results are kept rather than flushed to

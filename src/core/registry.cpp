@@ -71,6 +71,7 @@ Capabilities apply(const Capabilities& raw, const Profile& p) {
     for (int i = 0; i < kNumOps; ++i) {
       c.native[i].remove(float64);
       c.native[i] = c.native[i] - c.needs_fp64[i];
+      c.reproducible[i] = c.reproducible[i] - c.reproducible_needs_fp64[i];
     }
   }
   if (p.no_fp16) {

@@ -64,7 +64,13 @@ Capabilities capabilities(int index) {
   // (PoCL's fmod gives +NaN where the CPU's gives -NaN; NVIDIA's every NaN is
   // 0x7fffffff) are made canonical by the mode itself.
   const DtypeSet kAll = DtypeSet::all();
-  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
+  // float32 (and the halves through it) log, tanh and sigmoid: the CPU's
+  // float64-inside algorithms (common.cl), so only with float64, and a
+  // no-fp64 profile takes them back (reproducible_needs_fp64).
+  const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
+  for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid}) c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
+  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
+                                            {OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
                                             {OpId::softmax, {float16, bfloat16, float32}},

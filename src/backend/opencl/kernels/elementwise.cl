@@ -77,6 +77,21 @@ FLOOR_DIVIDE(double)
 
 #define EXP_float(x, w) exp_f32(x)
 #define EXP_double(x, w) exp(w)
+// float32 (and the halves) with float64: the CPU's algorithms (common.cl), so
+// its bits; without float64, float32 math on the device's own terms.
+#if CONCORD_HAS_FP64
+#define LOG_float(x, w) log_f32_cpu(x)
+#define TANH_float(x, w) tanh_f32_cpu(x)
+#define SIGMOID_float(x, w) sigmoid_f32_cpu(x)
+#else
+#define LOG_float(x, w) log(w)
+#define TANH_float(x, w) tanh_float(w)
+/* in float, exp(-x) overflows below -88, where exp(x) / (1 + exp(x)) keeps the subnormal results */
+#define SIGMOID_float(x, w) ((w) < -80.0f ? exp(w) / (1.0f + exp(w)) : 1.0f / (1.0f + exp(-(w))))
+#endif
+#define LOG_double(x, w) log(w)
+#define TANH_double(x, w) tanh_double(w)
+#define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
 
 // F: the value type; M: the type math functions are evaluated in.
 #define FLOAT_OPS(F, M)                                                                \
@@ -93,7 +108,7 @@ FLOOR_DIVIDE(double)
       case OP_trunc: return trunc(x);                                                  \
       case OP_exp: return (F)EXP_##F(x, w);                                            \
       case OP_expm1: return (F)expm1(w);                                               \
-      case OP_log: return (F)log(w);                                                   \
+      case OP_log: return (F)LOG_##F(x, w);                                            \
       case OP_log1p: return (F)log1p(w);                                               \
       case OP_log2: return (F)log2(w);                                                 \
       case OP_sqrt: return sqrt(x);                                                    \
@@ -101,11 +116,8 @@ FLOOR_DIVIDE(double)
       case OP_sin: return (F)sin(w);                                                   \
       case OP_cos: return (F)cos(w);                                                   \
       case OP_tan: return (F)tan(w);                                                   \
-      case OP_tanh: return (F)tanh_##M(w);                                             \
-      /* 1 / (1 + exp(-x)) as the CPU; in float (no float64) exp(-x) overflows */      \
-      /* below -88, where exp(x) / (1 + exp(x)) keeps the subnormal results */          \
-      case OP_sigmoid:                                                                 \
-        return (F)(sizeof(M) == 4 && w < (M)-80 ? exp(w) / ((M)1 + exp(w)) : (M)1 / ((M)1 + exp(-w))); \
+      case OP_tanh: return (F)TANH_##F(x, w);                                          \
+      case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
       case OP_gelu: return (F)gelu_##M(w);                                             \
       case OP_erf: return (F)erf(w);                                                   \
       case OP_reciprocal: return (F)1 / x;                                             \
