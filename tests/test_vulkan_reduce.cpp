@@ -111,6 +111,35 @@ TEST_P(VulkanReduce, ArgmaxArgminOverSeveralBlocks) {
   }
 }
 
+// More block winners than one invocation scans (reduce.cpp's kArgGroup = 32):
+// rows of 40 blocks (one merge round) and a flat tensor of 1100 blocks (two
+// rounds). The extreme is planted twice, the first copy in an earlier group,
+// or in the same group; NaN in a late group beats every number, the first
+// NaN beats later ones.
+TEST_P(VulkanReduce, ArgmaxArgminMergeRoundsKeepTheFirstExtreme) {
+  const int64_t row = 40 * 4096;
+  std::vector<double> v(static_cast<size_t>(4 * row));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(static_cast<int>(i * 2654435761u % 17) - 8);
+  auto plant = [&](int64_t r, int64_t at, double x) { v[static_cast<size_t>(r * row + at)] = x; };
+  plant(0, 4096 * 33 + 7, 50), plant(0, 4096 * 39 + 1, 50), plant(0, 4096 * 2, -50), plant(0, 4096 * 38, -50);
+  plant(1, 4096 * 5 + 3, 50), plant(1, 4096 * 35, 50), plant(1, 4096 * 36, -50), plant(1, 4096 * 37, -50);
+  plant(2, 4096 * 36 + 2, kNaN), plant(2, 4096 * 39, kNaN), plant(2, 7, 50);
+  plant(3, 4096 * 31 + 5, 50), plant(3, 4096 * 32 + 5, 50);  // the last of group 0, the first of group 1
+  const Tensor x = from_host(v.data(), Shape{4, row}, float64, kCPU).to(float32);
+  const Tensor xd = x.to(device());
+  reset_report();
+  EXPECT_EQ(bytes(argmax(xd, 1)), bytes(argmax(x, 1)));
+  EXPECT_EQ(bytes(argmin(xd, 1)), bytes(argmin(x, 1)));
+  expect_native("argmax");
+  EXPECT_EQ(argmax(xd, 1).to_vector<int64_t>(), (std::vector<int64_t>{4096 * 33 + 7, 4096 * 5 + 3, 4096 * 36 + 2, 4096 * 31 + 5}));
+  // 1100 blocks in one row: 35 groups, then 2, then the final scan.
+  std::vector<double> w(static_cast<size_t>(1100 * 4096), 1.0);
+  w[4096 * 1000 + 9] = 3, w[4096 * 1099] = 3, w[4096 * 700] = -2, w[4096 * 10] = -2;
+  const Tensor y = from_host(w.data(), Shape{1100 * 4096}, float64, kCPU).to(float32);
+  EXPECT_EQ(argmax(y.to(device())).item<int64_t>(), 4096 * 1000 + 9);
+  EXPECT_EQ(argmin(y.to(device())).item<int64_t>(), 4096 * 10);
+}
+
 // Reduced dims that are not adjacent, flipped (negative strides), broadcast
 // (stride 0) and longer than a block: the CPU's bits for every op that
 // promises them, natively.

@@ -53,6 +53,7 @@ layout(push_constant) uniform Push { Args args; } pc;
 #define ST_CUMSUM 4
 #define ST_SOFTMAX 5
 #define ST_SUBTREES 6
+#define ST_ARG_MERGE 7
 
 #define R_SUM 1
 #define R_PROD 2
@@ -387,6 +388,27 @@ void main() {
     const A p = g.params != 0ul ? ld_acc(g.params, id) : A(0);
     const A a = block_tree(r, g.part + uint64_t(id * g.nb) * uint64_t(ITEM(AS)), g.nb);
     store_out(g.oo + id, post_step(g.post, a, g.div, p));
+    return;
+  }
+  if (stage == ST_ARG_MERGE) {
+    // Groups of i0 block winners in order, one invocation each: the group's
+    // winner (a later one wins only when strictly better: the scan's rule,
+    // which is associative) into params, laid out as part is (nout x ng
+    // values, then their indices), for ng = ceil(nb / i0) groups per output.
+    const int64_t ng = (g.nb + g.i0 - 1) / g.i0;
+    if (id >= g.nout * ng) return;
+    const bool amax = r == R_MAX;
+    const int64_t o = id / ng, gi = id - o * ng;
+    const int64_t b0 = o * g.nb + gi * g.i0, b1 = o * g.nb + min(g.nb, (gi + 1) * g.i0);
+    const uint64_t idx = g.part + uint64_t(g.nout * g.nb) * 8ul;
+    A best = ld_acc(g.part, b0);
+    int64_t bi = int64_t(ld64(idx, b0));
+    for (int64_t b = b0 + 1; b < b1; ++b) {
+      const A v = ld_acc(g.part, b);
+      if (arg_better(amax, v, best)) best = v, bi = int64_t(ld64(idx, b));
+    }
+    st_acc(g.params, id, best);
+    st64(g.params + uint64_t(g.nout * ng) * 8ul, id, uint64_t(bi));
     return;
   }
   if (stage == ST_ARG_COMBINE) {
