@@ -104,7 +104,7 @@ Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
 Tensor sub(const Operand& a, const Operand& b);                 // a bool operand (tensor or number) raises DtypeError, as PyTorch
 Tensor mul(const Operand& a, const Operand& b);
 Tensor div(const Operand& a, const Operand& b);                 // true division: integers give float32
-Tensor pow(const Operand& a, const Operand& b);                 // integer ** negative: 1 for 1, ±1 for -1, else 0
+Tensor pow(const Operand& a, const Operand& b);                 // integer ** negative: 1 for 1, ±1 for -1, else 0; float tensor ** number: the number's full double value on every device (float(pow(double(x), e)) with float64, else within the device's float32 pow + 0.5 ULP; halves compute so in float32, round once)
 Tensor maximum(const Operand& a, const Operand& b);             // NaN propagates
 Tensor minimum(const Operand& a, const Operand& b);
 Tensor remainder(const Operand& a, const Operand& b);           // sign of the divisor (Python %)

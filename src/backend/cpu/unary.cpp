@@ -7,6 +7,7 @@
 // at -O2 GCC's cheap cost model would otherwise leave loops of unknown trip
 // count scalar.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "backend/cpu/convert.h"
@@ -218,7 +219,40 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
                             std::string(name(dtype_v<T>)) + " variant");
 }
 
+// pow(x, number): the exponent's full value (core/backend.h, ScalarExponent).
+// Split scheme: what a device without float64 computes, in float32 only.
+float pow_split(float x, const ScalarExponent& e) {
+  const float a = std::fabs(x);
+  float r = std::pow(a, e.hi);
+  if (e.lo != 0.0f && std::isfinite(r) && r != 0.0f) {
+    const float t = e.lo * std::log(a);
+    r = r + r * t;
+  }
+  if (std::signbit(x) && !std::isnan(x)) {
+    if (e.odd) r = -r;
+    else if (!e.integer && a != 0.0f && !std::isinf(a)) r = std::numeric_limits<float>::quiet_NaN();
+  }
+  return r;
+}
+
+template <class T>
+void pow_scalar_typed(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  if constexpr (std::is_same_v<T, double>) {
+    map1<T, T>(x, out, [v = e.value](double b) { return std::pow(b, v); });
+  } else if constexpr (std::is_same_v<C<T>, float>) {
+    if (e.wide) map1<T, T>(x, out, [v = e.value](float b) { return static_cast<float>(std::pow(static_cast<double>(b), v)); });
+    else map1<T, T>(x, out, [e](float b) { return pow_split(b, e); });
+  } else {
+    throw NotImplementedError("[pow] the cpu number-exponent kernel has no " + std::string(name(dtype_v<T>)) +
+                              " variant");  // the front end sends only floating dtypes
+  }
+}
+
 }  // namespace
+
+void CpuBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  visit_dtype(x.dtype(), [&](auto tag) { pow_scalar_typed<decltype(tag)>(x, e, out); });
+}
 
 void CpuBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   visit_dtype(x.dtype(), [&](auto tag) { unary_typed<decltype(tag)>(op, x, out); });

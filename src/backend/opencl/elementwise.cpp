@@ -175,6 +175,21 @@ void OpenClBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
   run(ew_kernel(*this, family + sfx), n, 0, code, ga, gb, go, buffer(a), buffer(b), buffer(out), n);
 }
 
+// kernels/pow.cl. The front end decided float64 or the split scheme (e.wide:
+// the device has float64, so this program has the pows64 kernels).
+void OpenClBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Geom gx = geom_as(x, out.shape()), go = geom(out);
+  const std::string sfx = suffix(x.dtype());
+  if (e.wide || x.dtype() == float64) {
+    run(kernel("pow.cl", ("pows64_" + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.value, n);
+    return;
+  }
+  const cl_int flags = (e.odd ? 1 : 0) | (e.integer ? 2 : 0);
+  run(kernel("pow.cl", ("pows_" + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.hi, e.lo, flags, n);
+}
+
 void OpenClBackend::where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
