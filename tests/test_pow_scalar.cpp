@@ -3,6 +3,8 @@
 // to float16 for half tensors, before the kernel saw it). References are
 // float64 pow of the same inputs; the bounds are those of ScalarExponent in
 // src/core/backend.h.
+#include <bit>
+
 #include "elementwise_checks.h"
 
 namespace {
@@ -113,6 +115,20 @@ TEST_P(PowScalar, StridedViews) {
   const std::vector<double> b = values(pow(row.unsqueeze(0).expand({3, 2}), 1.7));
   const std::vector<double> one = values(pow(row, 1.7));
   for (size_t i = 0; i < b.size(); ++i) EXPECT_EQ(b[i], one[i % 2]) << i;
+}
+
+// The reproducible mode: the CPU's bits on every device (emu's kernels are the
+// CPU's and evaluate in float64 there; other devices fall back to the CPU).
+TEST_P(PowScalar, ReproducibleModeGivesTheCpuBits) {
+  ReproducibleGuard g(true);
+  const std::vector<double> xs = spread(64, 0.01, 90.0, float32, 11);
+  for (double e : {1.0 / 3, 10.1, -7.3}) {
+    const std::vector<float> want = pow(make1(xs, float32, Device("cpu")), e).to_vector<float>();
+    const std::vector<float> got = pow(make1(xs, float32, device()), e).to(Device("cpu")).to_vector<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i])) << "pow(" << xs[i] << ", " << e << ")";
+  }
 }
 
 CONCORD_INSTANTIATE_DEVICES(PowScalar);
