@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -290,6 +291,73 @@ TEST(Reproducible, SameBitsOnOneAndTwoThreads) {
   { ThreadCount tc(1); one = matmul(a, b); }
   { ThreadCount tc(2); two = matmul(a, b); }
   EXPECT_EQ(first_difference(two, one), "") << "matmul 300x400 @ 400x500";
+}
+
+// The NaN rule fused into the kernels' stores (core/nan_rule.h: the CPU's
+// elementwise kernels and softmax rows, OpenCL's elementwise program variant)
+// gives the bits of the CPU's default-mode result with every NaN replaced by
+// the canonical one, the rule applied here on the bits: elementwise
+// (vectorised, strided and broadcast runs) and softmax rows, float32 and the
+// halves, NaN payloads of both signs and NaNs made from numbers (inf - inf).
+TEST_P(ReproducibleDevices, FusedNanRuleGivesTheSeparatePassBits) {
+  auto canonicalized = [](const Tensor& t) {
+    auto b = bits(t);
+    const size_t isz = itemsize(t.dtype());
+    const bool bf = t.dtype() == bfloat16;
+    const uint64_t inf = isz == 2 ? (bf ? 0x7f80 : 0x7c00) : 0x7f800000ull;
+    const uint64_t canon = isz == 2 ? (bf ? 0x7fc0 : 0x7e00) : 0x7fc00000ull;
+    const uint64_t abs_mask = ((1ull << (8 * isz)) - 1) >> 1;
+    for (size_t i = 0; i < b.size(); i += isz) {
+      uint64_t u = 0;
+      std::memcpy(&u, b.data() + i, isz);
+      if ((u & abs_mask) > inf) std::memcpy(b.data() + i, &canon, isz);
+    }
+    return b;
+  };
+  const uint32_t pattern[] = {0x3fc00000u, 0xffc00123u, 0x7f800001u, 0x7f800000u, 0xff800000u,
+                              0x80000000u, 0x00000000u, 0x40500000u, 0x7fc0beefu, 0xbf000000u};
+  std::vector<uint32_t> xb(1003), yb(1003);
+  for (size_t i = 0; i < xb.size(); ++i) {
+    xb[i] = pattern[i % 10];
+    yb[i] = pattern[(i * 7 + 3) % 10];
+  }
+  const Tensor x32 = from_host(xb.data(), {1003}, float32, kCPU), y32 = from_host(yb.data(), {1003}, float32, kCPU);
+  using Fn = Tensor (*)(const Tensor&, const Tensor&);
+  const std::pair<const char*, Fn> ops[] = {
+      {"add", [](const Tensor& a, const Tensor& b) { return add(a, b); }},
+      {"sub", [](const Tensor& a, const Tensor& b) { return sub(a, b); }},
+      {"mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }},
+      {"div", [](const Tensor& a, const Tensor& b) { return div(a, b); }},
+      {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }},
+      {"add broadcast", [](const Tensor& a, const Tensor& b) { return add(a.narrow(0, 0, 1000).reshape({40, 25}), b.narrow(0, 0, 25)); }},
+      {"mul transposed", [](const Tensor& a, const Tensor& b) { return mul(a.narrow(0, 0, 1000).reshape({40, 25}).transpose(0, 1), b.narrow(0, 0, 25).unsqueeze(1)); }},
+      {"exp", [](const Tensor& a, const Tensor&) { return exp(a); }},
+      {"log", [](const Tensor& a, const Tensor&) { return log(a); }},
+      {"tanh transposed", [](const Tensor& a, const Tensor&) { return tanh(a.narrow(0, 0, 1000).reshape({40, 25}).transpose(0, 1)); }},
+      {"neg", [](const Tensor& a, const Tensor&) { return neg(a); }},
+      {"softmax", [](const Tensor& a, const Tensor&) { return softmax(a.narrow(0, 0, 1000).reshape({8, 125}), -1); }},
+      {"log_softmax", [](const Tensor& a, const Tensor&) { return log_softmax(a.narrow(0, 0, 1000).reshape({8, 125}), -1); }},
+      {"pow number", [](const Tensor& a, const Tensor&) { return pow(a, 1.0 / 3); }},
+  };
+  for (Dtype t : {float32, float16, bfloat16}) {
+    if (!capabilities(device()).can_store(t)) continue;
+    const Tensor x = x32.to(t), y = y32.to(t);
+    const Tensor xd = x.to(device()), yd = y.to(device());
+    for (const auto& [what, fn] : ops) {
+      const Tensor plain = fn(x, y);
+      Tensor repro;
+      {
+        ReproducibleGuard g(true);
+        repro = fn(xd, yd);
+      }
+      const auto got = bits(repro), want = canonicalized(plain);
+      ASSERT_EQ(got.size(), want.size()) << what;
+      const auto diff = std::mismatch(got.begin(), got.end(), want.begin());
+      EXPECT_TRUE(diff.first == got.end()) << what << " in " << name(t) << ": byte "
+                                           << (diff.first - got.begin()) << " differs from the separate pass's";
+      EXPECT_EQ(non_canonical_nan(repro), "") << what << " in " << name(t);
+    }
+  }
 }
 
 CONCORD_INSTANTIATE_DEVICES(ReproducibleDevices);

@@ -104,7 +104,13 @@ Tensor add(const Operand& a, const Operand& b, Scalar alpha);   // a + alpha*b
 Tensor sub(const Operand& a, const Operand& b);                 // a bool operand (tensor or number) raises DtypeError, as PyTorch
 Tensor mul(const Operand& a, const Operand& b);
 Tensor div(const Operand& a, const Operand& b);                 // true division: integers give float32
-Tensor pow(const Operand& a, const Operand& b);                 // integer ** negative: 1 for 1, ±1 for -1, else 0
+// pow: integer ** negative gives 1 for 1, ±1 for -1, else 0. A floating tensor
+// ** a number uses the number's full double value on every device (1/3. is not
+// rounded to float32 first): float(pow(double(x), e)) where the device has
+// float64, else within the device's float32 pow error + 0.5 ULP; float16 and
+// bfloat16 compute so in float32 and round once. Example: pow(x, 1.7) of
+// float32 25.106699 is 239.68582 (correctly rounded), as PyTorch's scalar loop.
+Tensor pow(const Operand& a, const Operand& b);
 Tensor maximum(const Operand& a, const Operand& b);             // NaN propagates
 Tensor minimum(const Operand& a, const Operand& b);
 Tensor remainder(const Operand& a, const Operand& b);           // sign of the divisor (Python %)

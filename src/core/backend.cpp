@@ -3,6 +3,9 @@
 // conformance suite finds).
 #include "core/backend.h"
 
+#include <cmath>
+#include <limits>
+
 namespace concord::detail {
 
 namespace {
@@ -11,6 +14,21 @@ namespace {
                             " backend claims this op but has no kernel for it; run it on cpu");
 }
 }  // namespace
+
+// hi keeps e's sign and class: a tiny nonzero e must not become 0 (x**0 is 1
+// even for x = 0), so it becomes the smallest subnormal, whose pow is what
+// e's is (1, or 0/inf at 0/inf). e - hi is exact in double.
+ScalarExponent ScalarExponent::of(double e, bool wide) {
+  ScalarExponent s;
+  s.value = e;
+  s.wide = wide;
+  s.hi = static_cast<float>(e);
+  if (s.hi == 0.0f && e != 0.0) s.hi = std::copysign(std::numeric_limits<float>::denorm_min(), static_cast<float>(e));
+  if (std::isfinite(s.hi)) s.lo = static_cast<float>(e - static_cast<double>(s.hi));
+  s.integer = std::isinf(e) || (std::isfinite(e) && std::trunc(e) == e);
+  s.odd = std::isfinite(e) && std::trunc(e) == e && std::fabs(std::fmod(e, 2.0)) == 1.0;
+  return s;
+}
 
 void Backend::copy(const Tensor&, const Tensor&) { missing("copy", kind_name()); }
 void Backend::fill(const Tensor&, Scalar) { missing("fill", kind_name()); }
@@ -21,6 +39,7 @@ void Backend::random(OpId op, const Tensor&, uint64_t, uint64_t, int64_t, int64_
   missing(op_name(op).data(), kind_name());
 }
 void Backend::unary(OpId op, const Tensor&, const Tensor&) { missing(op_name(op).data(), kind_name()); }
+void Backend::pow_scalar(const Tensor&, const ScalarExponent&, const Tensor&) { missing("pow", kind_name()); }
 void Backend::binary(OpId op, const Tensor&, const Tensor&, const Tensor&) { missing(op_name(op).data(), kind_name()); }
 void Backend::where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { missing("where", kind_name()); }
 void Backend::clamp(const Tensor&, std::optional<Scalar>, std::optional<Scalar>, const Tensor&) {

@@ -38,6 +38,27 @@ struct ReduceArgs {
   double p = 2.0;           // norm
 };
 
+// A number exponent of pow, prepared once on the host (the op's one decision,
+// src/ops/binary.cpp) for every backend's pow_scalar kernel.
+//
+// Split scheme (a device without float64): e = hi + lo with hi = float(e)
+// and lo = float(e - hi), and for a = |x|
+//     r = pow_f32(a, hi);  r = r + r * (lo * log(a))   (r finite, nonzero, lo != 0)
+// then the sign: -r for x < 0 and an odd integer e; NaN for finite x < 0 and a
+// non-integer e. exp(lo·ln a) = 1 + lo·ln a + O((lo·ln a)^2), and a finite
+// nonzero float32 result has |hi·ln a| <= 104, so |lo·ln a| <= 104·2^-24: the
+// neglected square and the correction's own rounding stay below 2^-10 ULP;
+// the final addition adds 0.5 ULP. Exponents that are exact in float32
+// (integers below 2^24, 0.5, 2.5, ...) have lo = 0: plain pow_f32.
+struct ScalarExponent {
+  double value = 0;      // e as given
+  float hi = 0, lo = 0;  // e = hi + lo to within 2^-48 |e|; lo = 0 when e is exact in float32
+  bool odd = false;      // e is an odd integer
+  bool integer = false;  // e is an integer or ±inf (x < 0 is defined)
+  bool wide = false;     // float32 and halves: evaluate in float64 (the exec device has it)
+  static ScalarExponent of(double e, bool wide);
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -82,6 +103,13 @@ class Backend {
   // a and b have the same (compute) dtype and out's shape (broadcast views).
   // out dtype: bool for comparisons and logical ops, else the compute dtype.
   virtual void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out);
+  // out = x ** e for a floating x and a number e (pow(tensor, number)); out
+  // has x's shape and dtype. The exponent is e's full double value on every
+  // device (ScalarExponent below). float64: pow(x, e). float32 and the halves
+  // (computed in float32, rounded once): float(pow(double(x), e)) when
+  // e.wide, else the split scheme of ScalarExponent, within 0.5 ULP plus
+  // 2^-10 ULP of the device's float32 pow.
+  virtual void pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out);
   // cond bool; a, b, out same dtype; all of out's shape.
   virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
   virtual void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out);

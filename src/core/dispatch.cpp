@@ -278,7 +278,7 @@ void Dispatch::rethrow_from_fallback(const Plan& p) {
 }
 
 void Dispatch::canonical_nans(const Plan& p, const Inputs& in, Tensor& out) {
-  if (!out.defined() || !is_floating(out.dtype()) || out.numel() == 0) return;
+  if (!out.defined() || !is_floating(out.dtype()) || out.numel() == 0 || nan_rule_was_fused(out)) return;
   for (size_t i = 0; i < in.size(); ++i)
     if (in.ptr_[i] && in.ptr_[i]->defined() && in.ptr_[i]->storage() == out.storage()) return;
   p.backend->canonicalize_nan(out);

@@ -45,6 +45,7 @@
 #include "concord/policy.h"
 #include "concord/report.h"
 #include "core/backend.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail {
 
@@ -171,13 +172,15 @@ class Dispatch {
     Inputs in;
     prepare(p, args, count, in);
     const NativeF16Scope f16(p.path == Path::native_f16);
+    const bool repro = reproducible();
+    const NanRuleScope nan_rule(repro);  // kernels may fuse the mode's NaN rule into their stores
     try {
       if constexpr (std::is_void_v<decltype(body(p, in))>) {
         body(p, in);
         record(p.op, p.device, p.dtype, p.path);
       } else {
         auto out = body(p, in);
-        if (reproducible()) canonical_nans(p, in, out);
+        if (repro) canonical_nans(p, in, out);
         if (p.exec != p.device) move_back(p, out);  // results are on exec: only a fallback moves them
         record(p.op, p.device, p.dtype, p.path);
         return out;
@@ -220,7 +223,8 @@ class Dispatch {
   // canonical quiet NaN (Backend::canonicalize_nan, on exec), since which NaN
   // an op makes (0/0 is -NaN on x86, +NaN elsewhere) and whether a payload
   // survives differ by device. A result that shares an input's storage (a
-  // view) is left alone: its bits are the input's.
+  // view) is left alone: its bits are the input's; so is one a kernel wrote
+  // with the rule in its stores (nan_rule.h).
   static void canonical_nans(const Plan& p, const Inputs& in, Tensor& out);
   template <size_t K>
   static void canonical_nans(const Plan& p, const Inputs& in, std::array<Tensor, K>& outs) {

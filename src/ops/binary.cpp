@@ -28,6 +28,25 @@ void reject_bool_sub(const Operand& a, const Operand& b) {
                    ".to(float32) first");
 }
 
+// pow(floating tensor, number): the number keeps its full double value
+// (Backend::pow_scalar) instead of becoming a tensor of the compute dtype,
+// which would round 1/3. to float32 (or float16). The one place that decides
+// it, and whether the device evaluates in float64 or by the split scheme:
+// float64 where the exec device has it, and in the reproducible mode, whose
+// pow kernels are those that give the CPU's bits (cpu, and emu's, which are
+// the CPU's; other devices do not claim them and fall back to the CPU).
+Tensor pow_number(detail::Dispatch& d, const Device& device, Dtype t, const Operand& a, const Operand& b,
+                  const Shape& shape) {
+  const OpDef& def = op_def(OpId::pow);
+  return d.run(device, t, [&] { return detail::describe_all({&a, &b}); },
+               {Arg(a, Prep::compute, &shape)}, [&](const Plan& p, const Inputs& in) {
+                 Tensor out = empty(shape, detail::out_dtype(def, p), p.exec);
+                 const bool wide = reproducible() || capabilities(p.exec).can_compute(float64);
+                 if (out.numel() > 0) p.backend->pow_scalar(in[0], detail::ScalarExponent::of(b.scalar().to_double(), wide), out);
+                 return out;
+               });
+}
+
 Tensor binary_op(OpId op, const Operand& a0, const Operand& b0) {
   if (op == OpId::sub) reject_bool_sub(a0, b0);
   detail::Dispatch d(op, {&a0, &b0});
@@ -39,7 +58,10 @@ Tensor binary_op(OpId op, const Operand& a0, const Operand& b0) {
   // Small ops are dominated by this function: no Shape copy when both operands have one shape.
   Shape shape_store;
   const Shape& shape = detail::broadcast_shape_ref(opn, a, b, device, shape_store);
-  return d.run(device, detail::run_dtype(def, detail::result_type({&a, &b})),
+  const Dtype t = detail::run_dtype(def, detail::result_type({&a, &b}));
+  if (op == OpId::pow && a.is_tensor() && !b.is_tensor() && is_floating(t))
+    return pow_number(d, device, t, a, b, shape);
+  return d.run(device, t,
                [&] { return detail::describe_all({&a, &b}); },
                {Arg(a, Prep::compute, &shape), Arg(b, Prep::compute, &shape)},
                [&](const Plan& p, const Inputs& in) {

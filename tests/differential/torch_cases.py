@@ -430,6 +430,11 @@ def main():
     for op in ("std", "var"):
         emit(out, cid(f"{op}.overflow"), op, {}, [T("float32", (3,), [1e30, 1e30, -1e30])])
     emit(out, cid("pow.scalar_exponent"), "pow", {}, [T("float32", (1,), [25.106699]), S(1.7)])
+    # Defect 6: exponents float32 cannot hold. One element each: PyTorch's scalar loop
+    # keeps the double exponent (its vectorised loop rounds it to float32).
+    for e in (1 / 3, -1 / 3, 0.1, 2.5, 2 + 1e-8, 10.1, -7.3, 3.0, -2.0):
+        for x in (0.37, 2.0, 25.106699, 90.0, 2.0 ** 63):
+            emit(out, cid("pow.double_exponent"), "pow", {}, [T("float32", (1,), [x]), S(e)])
     for e in (0.5, -0.5, 2.0, -1.0):  # PyTorch's sqrt/rsqrt/square/reciprocal shortcuts
         emit(out, cid("pow.shortcut"), "pow", {}, [T("float32", (5,), [-math.inf, -0.0, 0.0, 4.0, math.inf]), S(e)])
     emit(out, cid("pow.big_exponent"), "pow", {}, [T("float16", (2,), [2.0, 0.5]), S(70000.0)], "pow_scalar_range")

@@ -69,7 +69,7 @@ template <class T> constexpr vec::Ty vec_ty() {
 // compute exactly what f does, so which one runs never changes a result.
 constexpr int kNoVec = -1;
 template <class Out, class T, class F>
-void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kNoVec) {
+void map2_run(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop, bool canon) {
   Iter it({&out, &a, &b});
   const vec::Kernels* vk = nullptr;
   bool stream = false;
@@ -77,7 +77,8 @@ void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kN
     if (vop != kNoVec) vk = &vec::kernels();
     stream = out.numel() * static_cast<int64_t>(sizeof(Out)) >= vec::kStreamBytes;
   }
-  for_each(it, [f, vk, vop, stream](char* const* p, const int64_t* s, int64_t n) {
+  const auto vbin = vk ? (canon ? vk->binary_canon : vk->binary) : nullptr;
+  for_each(it, [f, vbin, vop, stream](char* const* p, const int64_t* s, int64_t n) {
     Out* __restrict o = reinterpret_cast<Out*>(p[0]);
     const T* __restrict x = reinterpret_cast<const T*>(p[1]);
     const T* __restrict y = reinterpret_cast<const T*>(p[2]);
@@ -86,7 +87,7 @@ void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kN
       const int xs = s[1] != 0, ys = s[2] != 0;
       if constexpr (kVecType<T> && std::is_same_v<Out, T>) {
         // Short runs (a broadcast row at a time) keep ordinary stores: partial write-combining lines are slow.
-        if (vk) return vk->binary(static_cast<vec::BinOp>(vop), vec_ty<T>(), o, x, y, xs, ys, n, stream && n * so >= 16384);
+        if (vbin) return vbin(static_cast<vec::BinOp>(vop), vec_ty<T>(), o, x, y, xs, ys, n, stream && n * so >= 16384);
       }
       if constexpr (is_half_v<T>) {
         if (xs || ys) return half_run(o, x, y, xs, ys, n, f);
@@ -113,6 +114,19 @@ void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kN
       *reinterpret_cast<Out*>(d) = store<Out>(f(static_cast<C<T>>(*reinterpret_cast<const T*>(xp)),
                                                 static_cast<C<T>>(*reinterpret_cast<const T*>(yp))));
   });
+}
+
+// Floating outputs in the reproducible mode: the NaN rule in every store
+// (core/nan_rule.h; CanonNan: the canonical NaN the halves' conversions keep).
+template <class Out, class T, class F>
+void map2(const Tensor& a, const Tensor& b, const Tensor& out, F f, int vop = kNoVec) {
+  if constexpr (std::is_floating_point_v<C<Out>>) {
+    if (nan_rule_in_stores()) {
+      map2_run<Out, T>(a, b, out, CanonNan<F>{f}, vop, true);
+      return nan_rule_fused(out);
+    }
+  }
+  map2_run<Out, T>(a, b, out, f, vop, false);
 }
 
 // Integer arithmetic in an unsigned type at least as wide as int: wraps, no UB.

@@ -20,6 +20,7 @@ class CpuBackend : public Backend {
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                 // copy.cpp
   void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
   void unary(OpId op, const Tensor& x, const Tensor& out) override;                       // unary.cpp
+  void pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) override;    // unary.cpp
   void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;     // binary.cpp
   void where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) override;          // ternary.cpp
   void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // ternary.cpp

@@ -13,10 +13,28 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "concord/tensor.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::cpu {
+
+// f with the reproducible mode's NaN rule applied to its result (kernels that
+// fuse the rule into their stores, core/nan_rule.h): a NaN becomes the
+// canonical quiet NaN of the compute type, which stores to float16/bfloat16
+// keep as theirs (0x7e00, 0x7fc0).
+template <class F>
+struct CanonNan {
+  F f;
+  template <class... V>
+  auto operator()(V... v) const {
+    const auto r = f(v...);
+    using R = std::remove_const_t<decltype(r)>;
+    return r != r ? std::numeric_limits<R>::quiet_NaN() : r;
+  }
+};
 
 inline constexpr int kMaxOps = 4;
 inline constexpr int kMaxDims = 16;

@@ -42,6 +42,8 @@ void softmax_rows_vec(const Geom& g, const Geom& go, const T* xb, T* ob) {
   constexpr vec::Ty ty = red::vec_ty_v<T>;
   constexpr bool kF32 = std::is_same_v<T, float>;
   const vec::Kernels& vk = vec::kernels();
+  // The reproducible mode's NaN rule in the output pass's stores (core/nan_rule.h).
+  const auto row_out = nan_rule_in_stores() ? vk.row_out_canon : vk.row_out;
   const int64_t n = g.n_red, nb = (n + red::kBlock - 1) / red::kBlock;
   const int64_t rows = g.n_out;
   // exp(x - max) is kept for the output pass: in out itself for float32, in a
@@ -67,9 +69,9 @@ void softmax_rows_vec(const Geom& g, const Geom& go, const T* xb, T* ob) {
     blocks(vec::RedOp::exp_sum, m, e);
     const float s = red::combine_blocks(sr, part.data(), nb);
     auto out = [&](int64_t ib, int64_t ie) {
-      if (kLog) vk.row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, std::log(s));
-      else if (keep) vk.row_out(vec::RowOut::scale, ty, o + ib, e + ib, ie - ib, 1.0f / s, 0.0f);
-      else vk.row_out(vec::RowOut::exp_scale, ty, o + ib, x + ib, ie - ib, m, 1.0f / s);
+      if (kLog) row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, std::log(s));
+      else if (keep) row_out(vec::RowOut::scale, ty, o + ib, e + ib, ie - ib, 1.0f / s, 0.0f);
+      else row_out(vec::RowOut::exp_scale, ty, o + ib, x + ib, ie - ib, m, 1.0f / s);
     };
     if (split) parallel_for(n, kParallelGrain, out);
     else out(0, n);
@@ -98,7 +100,7 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
     const bool rows_contig = (g.nr == 0 || g.rst[0] == 1) && (go.nr == 0 || go.rst[0] == 1);
     if (rows_contig && g.n_out > 0 && g.n_red > 0) {
       softmax_rows_vec<T, kLog>(g, go, static_cast<const T*>(x.raw_data()), detail::host_data<T>(out));
-      return;
+      return nan_rule_fused(out);  // every element went through row_out
     }
   }
   std::vector<A> m(static_cast<size_t>(g.n_out)), s(static_cast<size_t>(g.n_out));

@@ -7,6 +7,7 @@
 // at -O2 GCC's cheap cost model would otherwise leave loops of unknown trip
 // count scalar.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "backend/cpu/convert.h"
@@ -34,7 +35,7 @@ template <class T, class V> inline T store(V v) {
 
 // out[i] = f(x[i]). f maps C<In> to C<Out> (bool for predicates).
 template <class Out, class In, class F>
-void map1(const Tensor& x, const Tensor& out, F f) {
+void map1_run(const Tensor& x, const Tensor& out, F f) {
   Iter it({&out, &x});
   for_each(it, [f](char* const* p, const int64_t* s, int64_t n) {
     Out* __restrict o = reinterpret_cast<Out*>(p[0]);
@@ -70,6 +71,18 @@ void map1(const Tensor& x, const Tensor& out, F f) {
   });
 }
 
+// Floating outputs in the reproducible mode: the NaN rule in every store (core/nan_rule.h).
+template <class Out, class In, class F>
+void map1(const Tensor& x, const Tensor& out, F f) {
+  if constexpr (std::is_floating_point_v<C<Out>>) {
+    if (nan_rule_in_stores()) {
+      map1_run<Out, In>(x, out, CanonNan<F>{f});
+      return nan_rule_fused(out);
+    }
+  }
+  map1_run<Out, In>(x, out, f);
+}
+
 // out[i] = op(x[i]) through the vectorised kernels (float32 and the halves).
 // Strided runs are gathered into a block first, so every element goes through
 // the same code whatever the layout: exp of a transposed view gives the same
@@ -79,20 +92,23 @@ void vec_map1(vec::UnOp op, const Tensor& x, const Tensor& out) {
   constexpr vec::Ty ty = std::is_same_v<T, float> ? vec::Ty::f32
                          : std::is_same_v<T, float16_t> ? vec::Ty::f16 : vec::Ty::bf16;
   const vec::Kernels& k = vec::kernels();
+  const bool canon = nan_rule_in_stores();  // read here: the worker threads do not see it
+  const auto un = canon ? k.unary_canon : k.unary;
   Iter it({&out, &x});
-  for_each(it, [&k, op](char* const* p, const int64_t* s, int64_t n) {
+  for_each(it, [un, op](char* const* p, const int64_t* s, int64_t n) {
     constexpr int64_t sz = sizeof(T);
-    if (s[0] == sz && s[1] == sz) return k.unary(op, ty, p[0], p[1], n);
+    if (s[0] == sz && s[1] == sz) return un(op, ty, p[0], p[1], n);
     T in[kBlock], res[kBlock];
     for (int64_t i = 0; i < n; i += kBlock) {
       const int64_t m = std::min(kBlock, n - i);
       const char* xs = p[1] + i * s[1];
       for (int64_t j = 0; j < m; ++j, xs += s[1]) in[j] = *reinterpret_cast<const T*>(xs);
-      k.unary(op, ty, res, in, m);
+      un(op, ty, res, in, m);
       char* d = p[0] + i * s[0];
       for (int64_t j = 0; j < m; ++j, d += s[0]) *reinterpret_cast<T*>(d) = res[j];
     }
   });
+  if (canon) nan_rule_fused(out);
 }
 
 // Two's-complement wrap-around for integer negation (no signed overflow UB).
@@ -218,7 +234,40 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
                             std::string(name(dtype_v<T>)) + " variant");
 }
 
+// pow(x, number): the exponent's full value (core/backend.h, ScalarExponent).
+// Split scheme: what a device without float64 computes, in float32 only.
+float pow_split(float x, const ScalarExponent& e) {
+  const float a = std::fabs(x);
+  float r = std::pow(a, e.hi);
+  if (e.lo != 0.0f && std::isfinite(r) && r != 0.0f) {
+    const float t = e.lo * std::log(a);
+    r = r + r * t;
+  }
+  if (std::signbit(x) && !std::isnan(x)) {
+    if (e.odd) r = -r;
+    else if (!e.integer && a != 0.0f && !std::isinf(a)) r = std::numeric_limits<float>::quiet_NaN();
+  }
+  return r;
+}
+
+template <class T>
+void pow_scalar_typed(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  if constexpr (std::is_same_v<T, double>) {
+    map1<T, T>(x, out, [v = e.value](double b) { return std::pow(b, v); });
+  } else if constexpr (std::is_same_v<C<T>, float>) {
+    if (e.wide) map1<T, T>(x, out, [v = e.value](float b) { return static_cast<float>(std::pow(static_cast<double>(b), v)); });
+    else map1<T, T>(x, out, [e](float b) { return pow_split(b, e); });
+  } else {
+    throw NotImplementedError("[pow] the cpu number-exponent kernel has no " + std::string(name(dtype_v<T>)) +
+                              " variant");  // the front end sends only floating dtypes
+  }
+}
+
 }  // namespace
+
+void CpuBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  visit_dtype(x.dtype(), [&](auto tag) { pow_scalar_typed<decltype(tag)>(x, e, out); });
+}
 
 void CpuBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   visit_dtype(x.dtype(), [&](auto tag) { unary_typed<decltype(tag)>(op, x, out); });

@@ -173,6 +173,15 @@ struct Div { VEC_INLINE static vf f(vf x, vf y) { return x / y; } };
 struct Max { VEC_INLINE static vf f(vf x, vf y) { return ((x < y) | (y != y)) ? y : x; } };
 struct Min { VEC_INLINE static vf f(vf x, vf y) { return ((y < x) | (y != y)) ? y : x; } };
 
+// The reproducible mode's NaN rule in the store (Kernels::*_canon): every NaN
+// Op gives becomes the canonical quiet NaN 0x7fc00000, which the halves'
+// conversions turn into theirs (0x7e00, 0x7fc0): the bits of the separate pass.
+VEC_INLINE vf canon_nan(vf r) { return (r != r) ? as<vf>(splat<vu>(0x7fc00000u)) : r; }
+template <class Op> struct Canon {
+  template <class... A> VEC_INLINE static vf f(A... a) { return canon_nan(Op::f(a...)); }
+};
+template <bool C, class Op> using MaybeCanon = std::conditional_t<C, Canon<Op>, Op>;
+
 template <Ty T, class Op, bool XS, bool YS>
 void binary_run(void* out, const void* xp, const void* yp, int64_t n, bool stream) {
   using E = typename Io<T>::E;
@@ -277,23 +286,24 @@ void binary_op(void* o, const void* x, const void* y, int xs, int ys, int64_t n,
   }
 }
 
-template <Ty T>
+template <Ty T, bool C>
 void binary_ty(BinOp op, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream) {
   switch (op) {
-    case BinOp::add: return binary_op<T, Add>(o, x, y, xs, ys, n, stream);
-    case BinOp::sub: return binary_op<T, Sub>(o, x, y, xs, ys, n, stream);
-    case BinOp::mul: return binary_op<T, Mul>(o, x, y, xs, ys, n, stream);
-    case BinOp::div: return binary_op<T, Div>(o, x, y, xs, ys, n, stream);
-    case BinOp::maximum: return binary_op<T, Max>(o, x, y, xs, ys, n, stream);
-    case BinOp::minimum: return binary_op<T, Min>(o, x, y, xs, ys, n, stream);
+    case BinOp::add: return binary_op<T, MaybeCanon<C, Add>>(o, x, y, xs, ys, n, stream);
+    case BinOp::sub: return binary_op<T, MaybeCanon<C, Sub>>(o, x, y, xs, ys, n, stream);
+    case BinOp::mul: return binary_op<T, MaybeCanon<C, Mul>>(o, x, y, xs, ys, n, stream);
+    case BinOp::div: return binary_op<T, MaybeCanon<C, Div>>(o, x, y, xs, ys, n, stream);
+    case BinOp::maximum: return binary_op<T, MaybeCanon<C, Max>>(o, x, y, xs, ys, n, stream);
+    case BinOp::minimum: return binary_op<T, MaybeCanon<C, Min>>(o, x, y, xs, ys, n, stream);
   }
 }
 
-void binary(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream) {
+template <bool C>
+void binary_c(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream) {
   switch (ty) {
-    case Ty::f32: return binary_ty<Ty::f32>(op, o, x, y, xs, ys, n, stream);
-    case Ty::f16: return binary_ty<Ty::f16>(op, o, x, y, xs, ys, n, stream);
-    case Ty::bf16: return binary_ty<Ty::bf16>(op, o, x, y, xs, ys, n, stream);
+    case Ty::f32: return binary_ty<Ty::f32, C>(op, o, x, y, xs, ys, n, stream);
+    case Ty::f16: return binary_ty<Ty::f16, C>(op, o, x, y, xs, ys, n, stream);
+    case Ty::bf16: return binary_ty<Ty::bf16, C>(op, o, x, y, xs, ys, n, stream);
   }
 }
 
@@ -315,21 +325,22 @@ void unary_run(void* out, const void* xp, int64_t n) {
   }
 }
 
-template <Ty T>
+template <Ty T, bool C>
 void unary_ty(UnOp op, void* o, const void* x, int64_t n) {
   switch (op) {
-    case UnOp::exp: return unary_run<T, Exp>(o, x, n);
-    case UnOp::sigmoid: return unary_run<T, Sigmoid>(o, x, n);
-    case UnOp::tanh: return unary_run<T, Tanh>(o, x, n);
-    case UnOp::log: return unary_run<T, Log>(o, x, n);
+    case UnOp::exp: return unary_run<T, MaybeCanon<C, Exp>>(o, x, n);
+    case UnOp::sigmoid: return unary_run<T, MaybeCanon<C, Sigmoid>>(o, x, n);
+    case UnOp::tanh: return unary_run<T, MaybeCanon<C, Tanh>>(o, x, n);
+    case UnOp::log: return unary_run<T, MaybeCanon<C, Log>>(o, x, n);
   }
 }
 
-void unary(UnOp op, Ty ty, void* o, const void* x, int64_t n) {
+template <bool C>
+void unary_c(UnOp op, Ty ty, void* o, const void* x, int64_t n) {
   switch (ty) {
-    case Ty::f32: return unary_ty<Ty::f32>(op, o, x, n);
-    case Ty::f16: return unary_ty<Ty::f16>(op, o, x, n);
-    case Ty::bf16: return unary_ty<Ty::bf16>(op, o, x, n);
+    case Ty::f32: return unary_ty<Ty::f32, C>(op, o, x, n);
+    case Ty::f16: return unary_ty<Ty::f16, C>(op, o, x, n);
+    case Ty::bf16: return unary_ty<Ty::bf16, C>(op, o, x, n);
   }
 }
 
@@ -355,12 +366,15 @@ void trsm_small(const T* a, T* b, int64_t n, int64_t k, bool left, bool upper, b
 namespace concord::detail::cpu::vec {
 const Kernels VEC_TABLE = {VEC_ISA,
                            VEC_NAME,
-                           &VEC_NS::binary,
-                           &VEC_NS::unary,
+                           &VEC_NS::binary_c<false>,
+                           &VEC_NS::unary_c<false>,
                            &VEC_NS::reduce_blocks,
-                           &VEC_NS::row_out,
+                           &VEC_NS::row_out_c<false>,
                            VEC_LU_F32,
                            VEC_LU_F64,
                            &VEC_NS::trsm_small<float>,
-                           &VEC_NS::trsm_small<double>};
+                           &VEC_NS::trsm_small<double>,
+                           &VEC_NS::binary_c<true>,
+                           &VEC_NS::unary_c<true>,
+                           &VEC_NS::row_out_c<true>};
 }  // namespace concord::detail::cpu::vec

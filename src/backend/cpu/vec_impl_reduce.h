@@ -153,37 +153,43 @@ VEC_INLINE vf row_value(const void* x, int64_t i, vf a, vf b) {
   else return (Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) - b;
 }
 
-template <Ty T, RowOut OP>
+template <Ty T, RowOut OP, bool C>
 void row_run(void* out, const void* x, int64_t n, float a, float b) {
   using E = typename Io<T>::E;
   using In = std::conditional_t<OP == RowOut::scale, float, E>;
   E* o = static_cast<E*>(out);
   const vf av = splat<vf>(a), bv = splat<vf>(b);
   int64_t i = 0;
-  for (; i + W <= n; i += W) Io<T>::put(o + i, row_value<T, OP>(x, i, av, bv));
+  auto value = [&](const void* p, int64_t k) {
+    const vf r = row_value<T, OP>(p, k, av, bv);
+    if constexpr (C) return canon_nan(r);
+    else return r;
+  };
+  for (; i + W <= n; i += W) Io<T>::put(o + i, value(x, i));
   if (i < n) {
     const int64_t m = n - i;
     In xt[W] = {};
     E ot[W];
     std::memcpy(xt, static_cast<const In*>(x) + i, m * sizeof(In));
-    Io<T>::put(ot, row_value<T, OP>(xt, 0, av, bv));
+    Io<T>::put(ot, value(xt, 0));
     std::memcpy(o + i, ot, m * sizeof(E));
   }
 }
 
-template <Ty T>
+template <Ty T, bool C>
 void row_out_ty(RowOut op, void* o, const void* x, int64_t n, float a, float b) {
   switch (op) {
-    case RowOut::scale: return row_run<T, RowOut::scale>(o, x, n, a, b);
-    case RowOut::exp_scale: return row_run<T, RowOut::exp_scale>(o, x, n, a, b);
-    case RowOut::log: return row_run<T, RowOut::log>(o, x, n, a, b);
+    case RowOut::scale: return row_run<T, RowOut::scale, C>(o, x, n, a, b);
+    case RowOut::exp_scale: return row_run<T, RowOut::exp_scale, C>(o, x, n, a, b);
+    case RowOut::log: return row_run<T, RowOut::log, C>(o, x, n, a, b);
   }
 }
 
-void row_out(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b) {
+template <bool C>
+void row_out_c(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b) {
   switch (ty) {
-    case Ty::f32: return row_out_ty<Ty::f32>(op, o, x, n, a, b);
-    case Ty::f16: return row_out_ty<Ty::f16>(op, o, x, n, a, b);
-    case Ty::bf16: return row_out_ty<Ty::bf16>(op, o, x, n, a, b);
+    case Ty::f32: return row_out_ty<Ty::f32, C>(op, o, x, n, a, b);
+    case Ty::f16: return row_out_ty<Ty::f16, C>(op, o, x, n, a, b);
+    case Ty::bf16: return row_out_ty<Ty::bf16, C>(op, o, x, n, a, b);
   }
 }

@@ -78,6 +78,11 @@ struct Kernels {
   int32_t (*lu_f64)(double* a, int64_t n, int32_t* piv);
   void (*trsm_f32)(const float* a, float* b, int64_t n, int64_t k, bool left, bool upper, bool unit);
   void (*trsm_f64)(const double* a, double* b, int64_t n, int64_t k, bool left, bool upper, bool unit);
+  // binary, unary and row_out with the reproducible mode's NaN rule in the
+  // store (every NaN written as the canonical quiet NaN of ty; core/nan_rule.h).
+  void (*binary_canon)(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream);
+  void (*unary_canon)(UnOp op, Ty ty, void* o, const void* x, int64_t n);
+  void (*row_out_canon)(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b);
 };
 
 // Outputs from this size on are streamed (binary's `stream`). The caller

@@ -14,6 +14,7 @@
 
 #include "backend/cpu/convert.h"
 #include "backend/opencl/opencl_backend.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::ocl {
 
@@ -35,9 +36,15 @@ const std::string& op_defines() {
 }
 
 cl_kernel copy_kernel(OpenClBackend& be, const std::string& name) { return be.kernel("copy.cl", name.c_str()); }
-cl_kernel ew_kernel(OpenClBackend& be, const std::string& name) {
-  return be.kernel("elementwise.cl", name.c_str(), op_defines());
+// canon: the program variant with the reproducible mode's NaN rule in its
+// floating stores (common.cl, CONCORD_NAN_RULE; core/nan_rule.h).
+cl_kernel ew_kernel(OpenClBackend& be, const std::string& name, bool canon = false) {
+  static const std::string canon_defines = op_defines() + " -DCONCORD_NAN_RULE=1";
+  return be.kernel("elementwise.cl", name.c_str(), canon ? canon_defines : op_defines());
 }
+
+// Floating results in the reproducible mode take the NaN-rule variant.
+bool canon_stores(const Tensor& out) { return is_floating(out.dtype()) && nan_rule_in_stores(); }
 
 bool is_predicate(OpId op) {
   switch (op) {
@@ -149,12 +156,14 @@ void OpenClBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   const std::string sfx = std::string("_") + suffix(x.dtype());
   const cl_int code = static_cast<cl_int>(op);
   const Geom gx = geom_as(x, out.shape()), go = geom(out);
+  const bool canon = canon_stores(out);
   if (gx.contiguous && go.contiguous) {
-    run(ew_kernel(*this, family + "c" + sfx), flat_items(family, x.dtype(), n), 0, code, buffer(x), static_cast<int64_t>(x.offset()),
+    run(ew_kernel(*this, family + "c" + sfx, canon), flat_items(family, x.dtype(), n), 0, code, buffer(x), static_cast<int64_t>(x.offset()),
         buffer(out), static_cast<int64_t>(out.offset()), n);
-    return;
+  } else {
+    run(ew_kernel(*this, family + sfx, canon), n, 0, code, gx, go, buffer(x), buffer(out), n);
   }
-  run(ew_kernel(*this, family + sfx), n, 0, code, gx, go, buffer(x), buffer(out), n);
+  if (canon) nan_rule_fused(out);
 }
 
 void OpenClBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -166,13 +175,30 @@ void OpenClBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
   const Geom ga = geom_as(a, out.shape()), gb = geom_as(b, out.shape()), go = geom(out);
   // Flat kernel: out contiguous, each input contiguous or one broadcast value (step 0).
   auto flat = [](const Geom& g) { return g.contiguous || g.ndim == 0; };
+  const bool canon = canon_stores(out);
   if (go.contiguous && flat(ga) && flat(gb)) {
     const int64_t sa = ga.ndim == 0 ? 0 : 1, sb = gb.ndim == 0 ? 0 : 1;
-    run(ew_kernel(*this, family + "c" + sfx), flat_items(family, a.dtype(), n), 0, code, buffer(a), static_cast<int64_t>(a.offset()), sa,
+    run(ew_kernel(*this, family + "c" + sfx, canon), flat_items(family, a.dtype(), n), 0, code, buffer(a), static_cast<int64_t>(a.offset()), sa,
         buffer(b), static_cast<int64_t>(b.offset()), sb, buffer(out), static_cast<int64_t>(out.offset()), n);
+  } else {
+    run(ew_kernel(*this, family + sfx, canon), n, 0, code, ga, gb, go, buffer(a), buffer(b), buffer(out), n);
+  }
+  if (canon) nan_rule_fused(out);
+}
+
+// kernels/pow.cl. The front end decided float64 or the split scheme (e.wide:
+// the device has float64, so this program has the pows64 kernels).
+void OpenClBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Geom gx = geom_as(x, out.shape()), go = geom(out);
+  const std::string sfx = suffix(x.dtype());
+  if (e.wide || x.dtype() == float64) {
+    run(kernel("pow.cl", ("pows64_" + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.value, n);
     return;
   }
-  run(ew_kernel(*this, family + sfx), n, 0, code, ga, gb, go, buffer(a), buffer(b), buffer(out), n);
+  const cl_int flags = (e.odd ? 1 : 0) | (e.integer ? 2 : 0);
+  run(kernel("pow.cl", ("pows_" + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.hi, e.lo, flags, n);
 }
 
 void OpenClBackend::where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) {

@@ -41,6 +41,7 @@ class OpenClBackend final : public Backend {
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // elementwise.cpp
   void random(OpId op, const Tensor& dst, uint64_t seed, uint64_t offset, int64_t a, int64_t b) override;  // random.cpp
   void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp
+  void pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) override;  // elementwise.cpp
   void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;    // elementwise.cpp
   void where(const Tensor& c, const Tensor& a, const Tensor& b, const Tensor& out) override;  // elementwise.cpp
   void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // elementwise.cpp

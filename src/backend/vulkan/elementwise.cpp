@@ -104,6 +104,7 @@ void claims_elementwise(Claims& c) {
     if (!all.has(d)) continue;
     for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"})
       if (!(d == bool_ && std::string(kind) == "clamp")) c.need(std::string("ew_") + kind + "_" + suffix(d));
+    if (is_floating(d)) c.need(std::string("ew_pows_") + suffix(d));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -124,6 +125,19 @@ void VulkanBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
   launch(std::string(is_predicate(op) ? "ew_bpred_" : "ew_binary_") + suffix(a.dtype()), static_cast<uint64_t>(n),
          EwArgs{address(out), address(a), address(b), n, static_cast<int32_t>(op), 0, 0, 0, geom(out), geom_as(a, s),
                 geom_as(b, s)});
+}
+
+// pow(x, number): float32 and the halves always take the split scheme (the
+// shaders' float32 math has no float64 variant), whatever e.wide says.
+void VulkanBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const uint64_t pair = std::bit_cast<uint32_t>(e.hi) | (uint64_t{std::bit_cast<uint32_t>(e.lo)} << 32);
+  const int32_t flags = (e.odd ? 1 : 0) | (e.integer ? 2 : 0);
+  const Geom go = geom(out);
+  launch(std::string("ew_pows_") + suffix(x.dtype()), static_cast<uint64_t>(n),
+         EwArgs{address(out), address(x), address(x), n, flags, 0, std::bit_cast<uint64_t>(e.value), pair, go,
+                geom_as(x, out.shape()), go});
 }
 
 void VulkanBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {

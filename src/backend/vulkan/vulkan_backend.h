@@ -56,6 +56,7 @@ class VulkanBackend final : public Backend {
   void iota(const Tensor& dst, double start, double step) override;                      // copy.cpp
   void iota_int(const Tensor& dst, int64_t start, int64_t step) override;                // copy.cpp
   void unary(OpId op, const Tensor& x, const Tensor& out) override;                      // elementwise.cpp
+  void pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) override;  // elementwise.cpp
   void binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) override;    // elementwise.cpp
   void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) override;  // elementwise.cpp
   void clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi, const Tensor& out) override;  // elementwise.cpp

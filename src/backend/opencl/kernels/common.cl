@@ -306,9 +306,14 @@ static inline ushort8 f32x8_to_bf16(float8 f) {
 }
 // load8_X / store8_X (X = f16, bf16): elements i .. i+7 of p as float8.
 static inline float8 load8_f16(__global const ushort* p, long i) { return f16x8_to_f32(vload8(0, p + i)); }
-static inline void store8_f16(__global ushort* p, long i, float8 v) { vstore8(f32x8_to_f16(v), 0, p + i); }
+#if CONCORD_NAN_RULE
+static inline ushort8 canon8(ushort8 h, float8 v, ushort c) { return select(h, (ushort8)(c), as_ushort8(convert_short8(isnan(v)))); }
+#else
+static inline ushort8 canon8(ushort8 h, float8 v, ushort c) { return h; }
+#endif
+static inline void store8_f16(__global ushort* p, long i, float8 v) { vstore8(canon8(f32x8_to_f16(v), v, 0x7e00), 0, p + i); }
 static inline float8 load8_bf16(__global const ushort* p, long i) { return bf16x8_to_f32(vload8(0, p + i)); }
-static inline void store8_bf16(__global ushort* p, long i, float8 v) { vstore8(f32x8_to_bf16(v), 0, p + i); }
+static inline void store8_bf16(__global ushort* p, long i, float8 v) { vstore8(canon8(f32x8_to_bf16(v), v, 0x7fc0), 0, p + i); }
 
 // ---------------------------------------------------------------- compute <-> storage
 #define IDENTITY_CT(X) \
@@ -338,11 +343,29 @@ LOAD_STORE(i8)
 LOAD_STORE(i16)
 LOAD_STORE(i32)
 LOAD_STORE(i64)
+#if CONCORD_NAN_RULE
+// The reproducible mode's NaN rule in the stores (elementwise.cl built with
+// -DCONCORD_NAN_RULE=1; core/nan_rule.h): every NaN stored is the canonical
+// quiet NaN of its dtype, written as integer bits so no driver can change it.
+#define LOAD_STORE_CANON(X, U, CANON)                                                                      \
+  static inline ct_##X load_##X(__global const st_##X* p, long i) { return to_ct_##X(p[i]); }             \
+  static inline void store_##X(__global st_##X* p, long i, ct_##X v) {                                      \
+    if (isnan(v)) ((__global U*)p)[i] = CANON;                                                              \
+    else p[i] = from_ct_##X(v);                                                                             \
+  }
+LOAD_STORE_CANON(f16, ushort, (ushort)0x7e00)
+LOAD_STORE_CANON(bf16, ushort, (ushort)0x7fc0)
+LOAD_STORE_CANON(f32, uint, 0x7fc00000u)
+#if CONCORD_HAS_FP64
+LOAD_STORE_CANON(f64, ulong, 0x7ff8000000000000ul)
+#endif
+#else
 LOAD_STORE(f16)
 LOAD_STORE(bf16)
 LOAD_STORE(f32)
 #if CONCORD_HAS_FP64
 LOAD_STORE(f64)
+#endif
 #endif
 
 // ---------------------------------------------------------------- conversions

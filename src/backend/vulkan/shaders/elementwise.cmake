@@ -31,13 +31,17 @@ set(concord_ew_class_f16 FLTW=32)
 set(concord_ew_class_bf16 FLTW=32)
 set(concord_ew_class_f32 FLTW=32)
 set(concord_ew_class_f64 FLTW=64)
-# KIND: 1 unary, 2 unary predicate (bool out), 3 binary, 4 binary predicate, 5 clamp.
+# KIND: 1 unary, 2 unary predicate (bool out), 3 binary, 4 binary predicate, 5 clamp,
+# 6 pow(x, number) (floating dtypes).
 foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
   set(f64 0)
   if(d STREQUAL "f64")
     set(f64 1)
   endif()
   set(kinds unary=1 upred=2 binary=3 bpred=4 clamp=5)
+  if(d MATCHES "^(f16|bf16|f32|f64)$")
+    list(APPEND kinds pows=6)
+  endif()
   foreach(k ${kinds})
     string(REPLACE "=" ";" kv ${k})
     list(GET kv 0 kname)

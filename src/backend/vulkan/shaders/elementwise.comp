@@ -4,6 +4,8 @@
 //   -DKIND=k     1 unary: out (X) = f(x)        2 unary predicate: out (bool) = p(x)
 //                3 binary: out (X) = f(a, b)    4 binary predicate: out (bool) = p(a, b)
 //                5 clamp: out (X) = min(max(x, lo), hi), NaN propagating
+//                6 pow(x, number) (floating X): lo = the double's bits, hi = the
+//                  float32 pair (hi | lo << 32), op = flags (1 odd, 2 integer)
 //   -DOP_<name>=<OpId>  every elementwise op's code (elementwise.cmake)
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
@@ -50,7 +52,9 @@ void main() {
   STORE_b(g.dst, oi, bpr(g.op, x, LOAD(T)(g.b, geom_at(g.gb, i))));
 #elif KIND == 5
   STORE(T)(g.dst, oi, clamp_op(x, g.lo, g.hi));
+#elif KIND == 6
+  STORE(T)(g.dst, oi, pow_number(x, g.lo, g.hi, g.op));
 #else
-#error "KIND must be 1..5"
+#error "KIND must be 1..6"
 #endif
 }

@@ -280,6 +280,30 @@ uint bpr(int op, F a, F b) {
 }
 
 // clamp: the bounds are bits of F; a NaN in x or a bound propagates, lo > hi gives hi.
+// pow(x, number) with the number's full value (ScalarExponent in
+// src/core/backend.h). float64: d_pow. float32 and the halves: the split
+// scheme e = hi + lo, pow(|x|, hi) * (1 + lo * ln|x|), then x's sign; the
+// float32 math here has no float64 counterpart, so it serves every device.
+#if FLTW == 32
+F pow_number(F x, uint64_t ebits, uint64_t pair, int flags) {
+  const float hi = uintBitsToFloat(uint(pair & 0xffffffffUL)), lo = uintBitsToFloat(uint(pair >> 32));
+  const float a = abs(x);
+  float r = m_pow(a, hi);
+  if (lo != 0.0 && !isinf(r) && !isnan(r) && r != 0.0) {
+    precise float t = lo * m_log(a);
+    precise float s = r + r * t;
+    r = s;
+  }
+  if ((floatBitsToUint(x) >> 31) != 0u && !isnan(x)) {
+    if ((flags & 1) != 0) r = -r;
+    else if ((flags & 2) == 0 && a != 0.0 && !isinf(a)) r = f_nan();
+  }
+  return r;
+}
+#else
+F pow_number(F x, uint64_t ebits, uint64_t pair, int flags) { return d_pow(x, uint64BitsToDouble(ebits)); }
+#endif
+
 F clamp_op(F x, uint64_t lo_bits, uint64_t hi_bits) {
   const F lo = FROMBITS(UB(lo_bits)), hi = FROMBITS(UB(hi_bits));
   x = (x < lo || isnan(lo)) ? lo : x;

@@ -1,0 +1,46 @@
+// pow(x, number) with the number's full double value (host side:
+// elementwise.cpp, OpenClBackend::pow_scalar; the scheme and its bound:
+// ScalarExponent in src/core/backend.h). Strided, one element per work-item;
+// float16/bfloat16 compute in float32 and round once on store.
+//
+//   pows_X(gx, go, x, out, hi, lo, flags, n)   the split scheme, float32 only
+//                                              (flags: 1 odd integer, 2 integer)
+//   pows64_X(gx, go, x, out, e, n)             float(pow(double(x), e)), with float64
+
+// e = hi + lo: pow(|x|, hi) * (1 + lo * ln|x|), then the sign of x's power.
+static inline float pow_split(float x, float hi, float lo, int flags) {
+  const float a = fabs(x);
+  float r = pow(a, hi);
+  if (lo != 0.0f && isfinite(r) && r != 0.0f) {
+    const float t = lo * log(a);
+    r = r + r * t;
+  }
+  if (signbit(x) && !isnan(x)) {
+    if (flags & 1) r = -r;
+    else if (!(flags & 2) && a != 0.0f && !isinf(a)) r = NAN;
+  }
+  return r;
+}
+
+#define POW_SPLIT_KERNEL(X)                                                                        \
+  __kernel void pows_##X(Geom gx, Geom go, __global const st_##X* x, __global st_##X* out,         \
+                         float hi, float lo, int flags, long n) {                                  \
+    const long i = get_global_id(0);                                                               \
+    if (i < n) store_##X(out, geom_at(go, i), pow_split(load_##X(x, geom_at(gx, i)), hi, lo, flags)); \
+  }
+POW_SPLIT_KERNEL(f32)
+POW_SPLIT_KERNEL(f16)
+POW_SPLIT_KERNEL(bf16)
+
+#if CONCORD_HAS_FP64
+#define POW_WIDE_KERNEL(X)                                                                         \
+  __kernel void pows64_##X(Geom gx, Geom go, __global const st_##X* x, __global st_##X* out,       \
+                           double e, long n) {                                                     \
+    const long i = get_global_id(0);                                                               \
+    if (i < n) store_##X(out, geom_at(go, i), (ct_##X)pow((double)load_##X(x, geom_at(gx, i)), e)); \
+  }
+POW_WIDE_KERNEL(f32)
+POW_WIDE_KERNEL(f16)
+POW_WIDE_KERNEL(bf16)
+POW_WIDE_KERNEL(f64)
+#endif
