@@ -117,6 +117,38 @@ struct Exp {
   }
 };
 
+// Exp for x <= 0 or NaN (softmax's x - max), the same bits as Exp with fewer
+// operations on AVX2, where the exponent step is the longest part (scale2 is
+// nine integer and multiply operations there). Here v comes out as v * 2^25
+// from the scaled tables (exact), 2^e is added to its exponent field (exact:
+// e in [-150, 0] keeps v * 2^(e + 25) normal), and the one multiply by 2^-25
+// rounds v * 2^e once, as scale2 does. The table index is k itself (vpermps
+// reads its low three bits). k comes from a truncating conversion of the
+// integral kf, which gives 0x80000000 for NaN: its exponent step is 0, so a
+// NaN keeps its bits. Other ISAs use Exp (AVX-512's scalef is already short).
+struct ExpLe {
+#if VEC_W == 8
+  VEC_INLINE static vf f(vf x) {
+    namespace c = expf32;
+    x = max_x86(splat<vf>(-c::kClamp), x);  // NaN passes; x <= 0 needs no upper clamp
+    const vf t = x * c::kInvStep + c::kShift;
+    const vf kf = t - c::kShift;
+    const vf r = (x - kf * c::kStepHi) - kf * c::kStepLo;
+    const vi k = as<vi>(_mm256_cvttps_epi32(as<__m256>(kf)));
+    const vf p = (r * c::kInv24 + c::kInv6) * r + 0.5f;
+    const vf q = r + (r * r) * p;
+    const vf th = as<vf>(_mm256_permutevar8x32_ps(as<__m256>(load<vf>(c::kT25)), as<__m256i>(k)));
+    const vf tl = as<vf>(_mm256_permutevar8x32_ps(as<__m256>(load<vf>(c::kTlo25)), as<__m256i>(k)));
+    const vf v = th + (th * q + tl);
+    const vu eb = (as<vu>(k) << 20) & 0xff800000u;  // (k >> 3) << 23, modulo 2^32
+    return as<vf>(as<vu>(v) + eb) * 0x1p-25f;
+  }
+#else
+  VEC_INLINE static vf f(vf x) { return Exp::f(x); }
+#endif
+};
+template <bool kLe> using ExpOf = std::conditional_t<kLe, ExpLe, Exp>;
+
 struct Sigmoid {
   VEC_INLINE static vf f(vf x) { return narrow(1.0 / (1.0 + exp_d(widen(clamp(-x, kClamp))))); }
 };
