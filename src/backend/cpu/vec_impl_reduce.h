@@ -88,17 +88,21 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
   const vi all = splat<vi>(-1);
   int64_t i = 0;
   if constexpr (kExp) {
-    // Two groups per step: their exps are independent, so the core works on
-    // both while one waits on its latency; the sums still run in element order.
-    for (; i + 2 * L <= len; i += 2 * L) {
-      vf ex[2 * K];
+    // Groups of four vectors per step (two groups on AVX2, four on AVX-512):
+    // their exps are independent, so the core works on all while one waits on
+    // its latency (ExpLe::many interleaves them); the sums still run in
+    // element order.
+    constexpr int G = K >= 4 ? 1 : 4 / K;
+    for (; i + G * L <= len; i += G * L) {
+      vf ex[G * K];
 #pragma GCC unroll 8
-      for (int u = 0; u < 2 * K; ++u) {
-        ex[u] = ExpOf<OP == RedOp::exp_sum_max>::f(Io<T>::get(x + i + u * W) - sh);
-        if constexpr (STORE) store(e + i + u * W, ex[u]);
-      }
+      for (int u = 0; u < G * K; ++u) ex[u] = Io<T>::get(x + i + u * W) - sh;
+      ExpOf<OP == RedOp::exp_sum_max>::many(ex);
+      if constexpr (STORE)
 #pragma GCC unroll 8
-      for (int u = 0; u < 2 * K; ++u) acc[u % K] = acc[u % K] + ex[u];
+        for (int u = 0; u < G * K; ++u) store(e + i + u * W, ex[u]);
+#pragma GCC unroll 8
+      for (int u = 0; u < G * K; ++u) acc[u % K] = acc[u % K] + ex[u];
     }
   }
   for (; i + L <= len; i += L)
