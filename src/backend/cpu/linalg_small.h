@@ -47,22 +47,22 @@ inline T magnitude(T v) {
 }
 
 #ifdef VEC_W
-// The row update of the LU in the ISA's vectors (the vector types of
-// vec_impl.h): full vectors, then the tail as one more vector ending at y + m,
+// The row update of the LU in the ISA's registers (load/store of vec_impl.h):
+// full vectors, then the tail as one more vector ending at y + m,
 // computed from the values before the update, so the elements it shares with
 // the last full vector get the same bits (the compiled loop ran up to W - 1
 // tail elements one by one, in most rows of a 64 x 64 LU).
 template <class T>
 VEC_INLINE void lu_row_update(T* __restrict y, const T* __restrict x, T l, int64_t m) {
-  using V = std::conditional_t<sizeof(T) == sizeof(float), vf, vd>;
-  if (m < W) {
+  typedef T V __attribute__((vector_size(4 * W)));  // one register: W floats or W/2 doubles
+  constexpr int64_t kL = 4 * W / sizeof(T);
+  if (m < kL) {
     axpy_sub(y, x, l, m);
     return;
   }
-  const V lv = splat<V>(l);
-  const V tail = load<V>(y + m - W) - lv * load<V>(x + m - W);
-  for (int64_t j = 0; j + W <= m; j += W) store(y + j, load<V>(y + j) - lv * load<V>(x + j));
-  store(y + m - W, tail);
+  const V tail = load<V>(y + m - kL) - l * load<V>(x + m - kL);
+  for (int64_t j = 0; j + kL <= m; j += kL) store(y + j, load<V>(y + j) - l * load<V>(x + j));
+  store(y + m - kL, tail);
 }
 #else
 template <class T>
