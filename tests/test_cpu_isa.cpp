@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <string>
 
 #include "concord/concord.h"
@@ -66,6 +67,19 @@ TEST(CpuIsa, DISABLED_Digest) {
     h = fnv(h, softmax(x, 1));
     h = fnv(h, log_softmax(x, 1));
     h = fnv(h, logsumexp(x, {1}));
+  }
+  // softmax's own exp step (exp_sum_max): rows spanning the subnormal results,
+  // -inf entries, a NaN row, and float16 rows too long to keep exp (recomputed).
+  {
+    Tensor w = mul(randn({4, 5000}, float32, kCPU, 11), 40.0f);
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    auto* p = static_cast<float*>(w.raw_data());
+    for (int i = 0; i < 5000; i += 7) p[i] = -inf;
+    p[5000 + 123] = nan;
+    h = fnv(h, softmax(w, 1));
+    h = fnv(h, softmax(mul(randn({2, 70001}, float32, kCPU, 12), 30.0f).to(float16), 1));
+    h = fnv(h, sum(randn({3, 3 * 4096 + 77}, bfloat16, kCPU, 13), {1}));
+    h = fnv(h, sum(randn({1 << 18}, bfloat16, kCPU, 14)));
   }
   const Tensor a = add(randn({6, 64, 64}, float64, kCPU, 7), mul(eye(64, {}, float64), 8.0));
   for (Dtype t : {float32, float64}) {

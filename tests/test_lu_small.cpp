@@ -92,6 +92,14 @@ void run_all(const vec::Kernels& k) {
       for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + (n - 1) / 2)] = 0;  // a later panel's zero step
       for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>((n - 2) * n + j)] = a[static_cast<size_t>(j)];  // equal rows
       expect_same(k, a, n, "zero middle column, two equal rows");
+      // The pivot search on signs (branch-free |a|): +x/-x ties, -0 against
+      // +0, a NaN on the diagonal (never beaten) and one below it (never picked).
+      for (auto& v : a) v = static_cast<T>(small(rng)) * T(0.5);
+      for (int64_t i = 0; i < n; i += 2) a[static_cast<size_t>(i * n)] = -a[static_cast<size_t>(i * n)];
+      for (int64_t i = 0; i < n; ++i) a[static_cast<size_t>(i * n + 1)] = i % 3 ? T(-0.0) : T(0.0);
+      a[static_cast<size_t>(2 * n + 2)] = std::numeric_limits<T>::quiet_NaN();
+      a[static_cast<size_t>((n - 1) * n)] = std::numeric_limits<T>::quiet_NaN();  // one NaN pattern: two may combine either way
+      expect_same(k, a, n, "signed ties, -0/+0, NaN pivot candidates");
     }
   }
 }

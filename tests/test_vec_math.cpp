@@ -321,6 +321,54 @@ TEST(VecMath, RowOutIsTheScalarFormula) {
   }
 }
 
+// softmax's exp (exp_sum_max, exp_scale_max: a shift >= every x, the other
+// exponent step on AVX2) gives exp's bits, NaN payloads included, over a
+// sweep of the floats <= 0 (every 251st pattern; all 2^31 of them agreed in a
+// one-off run), the whole subnormal-result range, NaNs with payloads, and a
+// nonzero shift (x - shift rounds).
+TEST(VecMath, SoftmaxExpHasTheExpBits) {
+  std::vector<float> xs = all_between(-87.0f, -104.0f);
+  for (uint64_t b = 0x80000000u; b <= 0xff800000u; b += 251) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(b)));
+  for (uint32_t b : {0x80000000u, 0xff800000u, 0x7fc00000u, 0xffc12345u, 0x7fa00001u, 0xfff80ff8u, 0x7fc00ff8u})
+    xs.push_back(std::bit_cast<float>(b));
+  const int64_t n = static_cast<int64_t>(xs.size()), nb = (n + 4095) / 4096;
+  for (float shift : {0.0f, 3.25f}) {
+    std::vector<float> x = xs;
+    if (shift != 0.0f)
+      for (float& v : x) v = v + shift;  // still <= shift (NaNs stay NaN)
+    for (const vec::Kernels* k : isas()) {
+      std::vector<float> pa(nb), pb(nb), ea(n), eb(n), oa(n), ob(n);
+      k->reduce_blocks(vec::RedOp::exp_sum, vec::Ty::f32, x.data(), n, shift, pa.data(), ea.data());
+      k->reduce_blocks(vec::RedOp::exp_sum_max, vec::Ty::f32, x.data(), n, shift, pb.data(), eb.data());
+      k->row_out(vec::RowOut::exp_scale, vec::Ty::f32, oa.data(), x.data(), n, shift, 0.375f);
+      k->row_out(vec::RowOut::exp_scale_max, vec::Ty::f32, ob.data(), x.data(), n, shift, 0.375f);
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(bits(eb[i]), bits(ea[i])) << k->name << " exp(" << x[i] << " - " << shift << ")";
+        ASSERT_EQ(bits(ob[i]), bits(oa[i])) << k->name << " exp(" << x[i] << " - " << shift << ") * 0.375";
+        if (!std::isnan(x[i])) ASSERT_EQ(bits(ea[i]), bits(vec::exp_f32(x[i] - shift))) << k->name << " " << x[i];
+      }
+      for (int64_t b = 0; b < nb; ++b) ASSERT_TRUE(same_bits_or_both_nan(pb[b], pa[b])) << k->name << " block " << b;
+    }
+  }
+  // The halves through the same path.
+  const std::vector<float> xf = random_between(-30.0f, 0.0f, 3000, 4);
+  std::vector<uint16_t> xh(xf.size()), xbf(xf.size()), oa(xf.size()), ob(xf.size());
+  for (size_t i = 0; i < xf.size(); ++i) {
+    xh[i] = float16_t(xf[i]).bits;
+    xbf[i] = bfloat16_t(xf[i]).bits;
+  }
+  for (const vec::Kernels* k : isas())
+    for (auto [ty, src] : {std::pair{vec::Ty::f16, &xh}, std::pair{vec::Ty::bf16, &xbf}}) {
+      float pa[1], pb[1];
+      k->reduce_blocks(vec::RedOp::exp_sum, ty, src->data(), 3000, 0.0f, pa, nullptr);
+      k->reduce_blocks(vec::RedOp::exp_sum_max, ty, src->data(), 3000, 0.0f, pb, nullptr);
+      EXPECT_EQ(bits(pb[0]), bits(pa[0])) << k->name;
+      k->row_out(vec::RowOut::exp_scale, ty, oa.data(), src->data(), 3000, 0.0f, 0.5f);
+      k->row_out(vec::RowOut::exp_scale_max, ty, ob.data(), src->data(), 3000, 0.0f, 0.5f);
+      EXPECT_EQ(oa, ob) << k->name;
+    }
+}
+
 // The host devices (cpu, emu) run these kernels; an OpenCL device has its own.
 
 }  // namespace

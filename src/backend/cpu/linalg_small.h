@@ -37,23 +37,60 @@ void swap_rows(T* m, int64_t i, int64_t j, int64_t len) {
   }
 }
 
+// |v| for the pivot search: the sign bit cleared (NaN stays NaN). A builtin,
+// not a comparison: branches on the signs of random data mispredict half the
+// time, which made the search the larger part of a 64 x 64 LU.
 template <class T>
-inline T abs_value(T v) {
-  return v < T(0) ? -v : v == T(0) ? T(0) : v;  // |-0| is +0, NaN stays NaN
+inline T magnitude(T v) {
+  if constexpr (sizeof(T) == sizeof(float)) return __builtin_fabsf(v);
+  else return __builtin_fabs(v);
 }
+
+#ifdef VEC_W
+// The row update of the LU in the ISA's registers (load/store of vec_impl.h):
+// full vectors, then the tail as one more vector ending at y + m,
+// computed from the values before the update, so the elements it shares with
+// the last full vector get the same bits (the compiled loop ran up to W - 1
+// tail elements one by one, in most rows of a 64 x 64 LU).
+template <class T>
+VEC_INLINE void lu_row_update(T* __restrict y, const T* __restrict x, T l, int64_t m) {
+  typedef T V __attribute__((vector_size(4 * W)));  // one register: W floats or W/2 doubles
+  constexpr int64_t kL = 4 * W / sizeof(T);
+  if (m < kL) {
+    axpy_sub(y, x, l, m);
+    return;
+  }
+  const V tail = load<V>(y + m - kL) - l * load<V>(x + m - kL);
+  for (int64_t j = 0; j + kL <= m; j += kL) store(y + j, load<V>(y + j) - l * load<V>(x + j));
+  store(y + m - kL, tail);
+}
+#else
+template <class T>
+inline void lu_row_update(T* __restrict y, const T* __restrict x, T l, int64_t m) { axpy_sub(y, x, l, m); }
+#endif
 
 // Right-looking LU with partial pivoting (the first largest |a| as LAPACK's
 // idamax); keeps going past a zero pivot and reports the first one, as getrf.
+// The search of column k + 1 runs inside step k's update, on each row as it
+// is finished (the same compares in the same row order as a separate pass).
 template <class T>
 int32_t lu_small(T* a, int64_t n, int32_t* piv) {
   int32_t info = 0;
-  for (int64_t k = 0; k < n; ++k) {
+  auto search = [&](int64_t k) {
     int64_t p = k;
-    T best = abs_value(a[k * n + k]);
+    T best = magnitude(a[k * n + k]);
     for (int64_t i = k + 1; i < n; ++i) {
-      const T v = abs_value(a[i * n + k]);
-      if (v > best) { best = v; p = i; }
+      const T v = magnitude(a[i * n + k]);
+      const bool more = v > best;  // false for NaN: a NaN is never picked over k
+      best = more ? v : best;
+      p = more ? i : p;
     }
+    return p;
+  };
+  int64_t next = -1;  // the pivot row of column k found during step k - 1, if any
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t p = next >= 0 ? next : search(k);
+    next = -1;
     piv[k] = static_cast<int32_t>(p + 1);
     if (a[p * n + k] == T(0)) {
       if (info == 0) info = static_cast<int32_t>(k + 1);
@@ -61,12 +98,19 @@ int32_t lu_small(T* a, int64_t n, int32_t* piv) {
     }
     swap_rows(a, k, p, n);
     const T* rk = a + k * n;
+    T best = T(0);  // |a[k + 1][k + 1]| once row k + 1 is updated
+    int64_t q = k + 1;
     for (int64_t i = k + 1; i < n; ++i) {
       T* ri = a + i * n;
       const T l = ri[k] / rk[k];
       ri[k] = l;
-      axpy_sub(ri + k + 1, rk + k + 1, l, n - k - 1);
+      lu_row_update(ri + k + 1, rk + k + 1, l, n - k - 1);
+      const T v = magnitude(ri[k + 1]);  // i > k, so column k + 1 exists
+      const bool more = i > k + 1 && v > best;
+      best = i == k + 1 || more ? v : best;
+      q = more ? i : q;
     }
+    if (k + 1 < n) next = q;
   }
   return info;
 }

@@ -66,12 +66,12 @@ void softmax_rows_vec(const Geom& g, const Geom& go, const T* xb, T* ob) {
     blocks(vec::RedOp::max, 0.0f, nullptr);
     const float m = red::combine_blocks(mr, part.data(), nb);
     float* e = !keep ? nullptr : kF32 ? reinterpret_cast<float*>(o) : ebuf.data();
-    blocks(vec::RedOp::exp_sum, m, e);
+    blocks(vec::RedOp::exp_sum_max, m, e);
     const float s = red::combine_blocks(sr, part.data(), nb);
     auto out = [&](int64_t ib, int64_t ie) {
       if (kLog) row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, std::log(s));
       else if (keep) row_out(vec::RowOut::scale, ty, o + ib, e + ib, ie - ib, 1.0f / s, 0.0f);
-      else row_out(vec::RowOut::exp_scale, ty, o + ib, x + ib, ie - ib, m, 1.0f / s);
+      else row_out(vec::RowOut::exp_scale_max, ty, o + ib, x + ib, ie - ib, m, 1.0f / s);
     };
     if (split) parallel_for(n, kParallelGrain, out);
     else out(0, n);

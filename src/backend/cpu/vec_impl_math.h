@@ -99,23 +99,83 @@ VEC_INLINE vf scale2(vf v, vi e) {
 #endif
 }
 
+// One statement for each of N vectors in turn (Exp::many, ExpLe::many).
+#define VEC_EACH _Pragma("GCC unroll 8") for (int u = 0; u < N; ++u)
+
 // exp in float32 arithmetic, operation for operation exp_f32 (vec_math.h).
+// many: N vectors at once, each step for all of them before the next, so the
+// core sees N independent chains side by side rather than one long chain
+// after another (the same operations on each vector: the same bits).
 struct Exp {
-  VEC_INLINE static vf f(vf x) {
+  template <int N>
+  VEC_INLINE static void many(vf (&x)[N]) {
     namespace c = expf32;
-    x = clamp(x, c::kClamp);
-    const vf t = x * c::kInvStep + c::kShift;
-    const vf kf = t - c::kShift;
-    const vf r = (x - kf * c::kStepHi) - kf * c::kStepLo;
-    const vi k = as<vi>(as<vu>(t) - std::bit_cast<uint32_t>(c::kShift));
-    const vf p = (r * c::kInv24 + c::kInv6) * r + 0.5f;
-    const vf q = r + (r * r) * p;
-    const vi j = k & 7;
-    const vf th = lookup8(c::kT, j);
-    const vf v = th + (th * q + lookup8(c::kTlo, j));
-    return scale2(v, k >> 3);
+    vf t[N], kf[N], r[N], q[N];
+    vi k[N];
+    VEC_EACH x[u] = clamp(x[u], c::kClamp);
+    VEC_EACH t[u] = x[u] * c::kInvStep + c::kShift;
+    VEC_EACH kf[u] = t[u] - c::kShift;
+    VEC_EACH r[u] = (x[u] - kf[u] * c::kStepHi) - kf[u] * c::kStepLo;
+    VEC_EACH k[u] = as<vi>(as<vu>(t[u]) - std::bit_cast<uint32_t>(c::kShift));
+    VEC_EACH q[u] = (r[u] * c::kInv24 + c::kInv6) * r[u] + 0.5f;  // p
+    VEC_EACH q[u] = r[u] + (r[u] * r[u]) * q[u];
+    VEC_EACH {
+      const vi j = k[u] & 7;
+      const vf th = lookup8(c::kT, j);
+      x[u] = scale2(th + (th * q[u] + lookup8(c::kTlo, j)), k[u] >> 3);
+    }
+  }
+  VEC_INLINE static vf f(vf x) {
+    vf a[1] = {x};
+    many<1>(a);
+    return a[0];
   }
 };
+
+// Exp for x <= 0 or NaN (softmax's x - max), the same bits as Exp with fewer
+// operations on AVX2, where the exponent step is the longest part (scale2 is
+// nine integer and multiply operations there). Here v comes out as v * 2^25
+// from the scaled tables (exact), 2^e is added to its exponent field (exact:
+// e in [-150, 0] keeps v * 2^(e + 25) normal), and the one multiply by 2^-25
+// rounds v * 2^e once, as scale2 does. The table index is k itself (vpermps
+// reads its low three bits). k comes from a truncating conversion of the
+// integral kf, which gives 0x80000000 for NaN: its exponent step is 0, so a
+// NaN keeps its bits. Other ISAs use Exp (AVX-512's scalef is already short).
+struct ExpLe {
+  template <int N>
+  VEC_INLINE static void many(vf (&x)[N]) {
+#if VEC_W == 8
+    namespace c = expf32;
+    vf t[N], kf[N], r[N], q[N];
+    vi k[N];
+    VEC_EACH x[u] = max_x86(splat<vf>(-c::kClamp), x[u]);  // NaN passes; x <= 0 needs no upper clamp
+    VEC_EACH t[u] = x[u] * c::kInvStep + c::kShift;
+    VEC_EACH kf[u] = t[u] - c::kShift;
+    VEC_EACH r[u] = (x[u] - kf[u] * c::kStepHi) - kf[u] * c::kStepLo;
+    VEC_EACH k[u] = as<vi>(_mm256_cvttps_epi32(as<__m256>(kf[u])));
+    VEC_EACH q[u] = (r[u] * c::kInv24 + c::kInv6) * r[u] + 0.5f;  // p
+    VEC_EACH q[u] = r[u] + (r[u] * r[u]) * q[u];
+    VEC_EACH {
+      const vf th = as<vf>(_mm256_permutevar8x32_ps(as<__m256>(load<vf>(c::kT25)), as<__m256i>(k[u])));
+      const vf tl = as<vf>(_mm256_permutevar8x32_ps(as<__m256>(load<vf>(c::kTlo25)), as<__m256i>(k[u])));
+      t[u] = th + (th * q[u] + tl);  // v * 2^25
+    }
+    VEC_EACH {
+      const vu eb = (as<vu>(k[u]) << 20) & 0xff800000u;  // (k >> 3) << 23, modulo 2^32
+      x[u] = as<vf>(as<vu>(t[u]) + eb) * 0x1p-25f;
+    }
+#else
+    Exp::many(x);
+#endif
+  }
+  VEC_INLINE static vf f(vf x) {
+    vf a[1] = {x};
+    many<1>(a);
+    return a[0];
+  }
+};
+template <bool kLe> using ExpOf = std::conditional_t<kLe, ExpLe, Exp>;
+#undef VEC_EACH
 
 struct Sigmoid {
   VEC_INLINE static vf f(vf x) { return narrow(1.0 / (1.0 + exp_d(widen(clamp(-x, kClamp))))); }

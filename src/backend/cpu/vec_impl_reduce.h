@@ -62,6 +62,7 @@ VEC_INLINE bool any_lane(vi m) {
 template <Ty T, RedOp OP, bool STORE, bool FAST = false>
 float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) {
   using E = typename Io<T>::E;
+  constexpr bool kExp = OP == RedOp::exp_sum || OP == RedOp::exp_sum_max;
   const float inf = __builtin_inff();
   const float id = OP == RedOp::max ? -inf : OP == RedOp::min ? inf : -0.0f;
   const vf idv = splat<vf>(id), sh = splat<vf>(shift);
@@ -79,26 +80,33 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
     } else if constexpr (OP == RedOp::min) {
       a = min_v(a, keep ? v : idv);
     } else {
-      const vf ex = Exp::f(v - sh);
+      const vf ex = ExpOf<OP == RedOp::exp_sum_max>::f(v - sh);
       if constexpr (STORE) store(ep, ex);
       a = a + (keep ? ex : idv);
     }
   };
   const vi all = splat<vi>(-1);
   int64_t i = 0;
-  if constexpr (OP == RedOp::exp_sum) {
-    // Two groups per step: their exps are independent, so the core works on
-    // both while one waits on its latency; the sums still run in element order.
-    for (; i + 2 * L <= len; i += 2 * L) {
-      vf ex[2 * K];
-      for (int u = 0; u < 2 * K; ++u) {
-        ex[u] = Exp::f(Io<T>::get(x + i + u * W) - sh);
-        if constexpr (STORE) store(e + i + u * W, ex[u]);
-      }
-      for (int u = 0; u < 2 * K; ++u) acc[u % K] = acc[u % K] + ex[u];
+  if constexpr (kExp) {
+    // Groups of four vectors per step (two groups on AVX2, four on AVX-512):
+    // their exps are independent, so the core works on all while one waits on
+    // its latency (ExpLe::many interleaves them); the sums still run in
+    // element order.
+    constexpr int G = K >= 4 ? 1 : 4 / K;
+    for (; i + G * L <= len; i += G * L) {
+      vf ex[G * K];
+#pragma GCC unroll 8
+      for (int u = 0; u < G * K; ++u) ex[u] = Io<T>::get(x + i + u * W) - sh;
+      ExpOf<OP == RedOp::exp_sum_max>::many(ex);
+      if constexpr (STORE)
+#pragma GCC unroll 8
+        for (int u = 0; u < G * K; ++u) store(e + i + u * W, ex[u]);
+#pragma GCC unroll 8
+      for (int u = 0; u < G * K; ++u) acc[u % K] = acc[u % K] + ex[u];
     }
   }
   for (; i + L <= len; i += L)
+#pragma GCC unroll 4
     for (int k = 0; k < K; ++k) step(acc[k], Io<T>::get(x + i + k * W), STORE ? e + i + k * W : nullptr, all);
   if (i < len) {
     const int m = static_cast<int>(len - i);
@@ -112,7 +120,7 @@ float red_block(const typename Io<T>::E* x, int64_t len, float shift, float* e) 
   if constexpr (FAST) {
     if (any_lane(nan)) return red_block<T, OP, STORE, false>(x, len, shift, e);
   }
-  return lane_tree<OP == RedOp::exp_sum ? RedOp::sum : OP>(acc);
+  return lane_tree<kExp ? RedOp::sum : OP>(acc);
 }
 
 template <Ty T, RedOp OP, bool STORE>
@@ -133,6 +141,9 @@ void reduce_ty(RedOp op, const void* x, int64_t n, float shift, float* part, flo
     case RedOp::exp_sum:
       if (e) return red_run<T, RedOp::exp_sum, true>(x, n, shift, part, e);
       return red_run<T, RedOp::exp_sum, false>(x, n, shift, part, e);
+    case RedOp::exp_sum_max:
+      if (e) return red_run<T, RedOp::exp_sum_max, true>(x, n, shift, part, e);
+      return red_run<T, RedOp::exp_sum_max, false>(x, n, shift, part, e);
   }
 }
 
@@ -150,6 +161,7 @@ template <Ty T, RowOut OP>
 VEC_INLINE vf row_value(const void* x, int64_t i, vf a, vf b) {
   if constexpr (OP == RowOut::scale) return load<vf>(static_cast<const float*>(x) + i) * a;
   else if constexpr (OP == RowOut::exp_scale) return Exp::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
+  else if constexpr (OP == RowOut::exp_scale_max) return ExpLe::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
   else return (Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) - b;
 }
 
@@ -181,6 +193,7 @@ void row_out_ty(RowOut op, void* o, const void* x, int64_t n, float a, float b) 
   switch (op) {
     case RowOut::scale: return row_run<T, RowOut::scale, C>(o, x, n, a, b);
     case RowOut::exp_scale: return row_run<T, RowOut::exp_scale, C>(o, x, n, a, b);
+    case RowOut::exp_scale_max: return row_run<T, RowOut::exp_scale_max, C>(o, x, n, a, b);
     case RowOut::log: return row_run<T, RowOut::log, C>(o, x, n, a, b);
   }
 }

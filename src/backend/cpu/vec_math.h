@@ -35,9 +35,10 @@ enum class Ty : uint8_t { f32, f16, bf16 };
 enum class BinOp : uint8_t { add, sub, mul, div, maximum, minimum };
 enum class UnOp : uint8_t { exp, sigmoid, tanh, log };
 // Reductions over contiguous runs, in the reduction engine's order (below).
-enum class RedOp : uint8_t { sum, max, min, exp_sum };
+// exp_sum_max is exp_sum for a shift that is the max of the run (softmax's).
+enum class RedOp : uint8_t { sum, max, min, exp_sum, exp_sum_max };
 // The last pass of a softmax row (see Kernels::row_out).
-enum class RowOut : uint8_t { scale, exp_scale, log };
+enum class RowOut : uint8_t { scale, exp_scale, log, exp_scale_max };
 
 // The reduction engine's order (reduce_impl.h): the n elements of one output
 // are cut into blocks of kRedBlock; inside a block element i goes to lane
@@ -63,12 +64,15 @@ struct Kernels {
   // the bits of red::block_contig (float32 lanes). sum: lanes start at -0.0;
   // max/min: NaN propagates; exp_sum: the sum of exp_f32(x[i] - shift), and
   // when e is not null also e[i] = exp_f32(x[i] - shift) (float32; e may be x
-  // itself when ty is f32).
+  // itself when ty is f32). exp_sum_max: the same bits as exp_sum, for a
+  // shift >= every x[i] (NaNs aside: softmax's row max), which lets AVX2 scale
+  // by 2^e with one integer add (vec_impl_math.h, ExpLe).
   void (*reduce_blocks)(RedOp op, Ty ty, const void* x, int64_t n, float shift, float* part, float* e);
   // The output pass of a softmax row, o of type ty:
   //   scale:     o[i] = e[i] * a          (x is float32 e; may be o when ty is f32)
   //   exp_scale: o[i] = exp_f32(x[i] - a) * b
   //   log:     o[i] = (x[i] - a) - b
+  //   exp_scale_max: exp_scale's bits, for a >= every x[i] (as exp_sum_max)
   void (*row_out)(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b);
   // The small-matrix linear algebra (linalg_small.h; AVX-512: lu_avx512.h),
   // row-major, n <= 128: LU with partial pivoting in place (1-based pivots,
@@ -127,6 +131,12 @@ inline constexpr float kTlo[16] = {0.0f,           -0x1.c15742p-27f, 0x1.4636e2p
                                    0.0f,           -0x1.c15742p-27f, 0x1.4636e2p-25f, -0x1.593abcp-25f,
                                    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f};
 inline constexpr float kInv6 = 1.0f / 6, kInv24 = 1.0f / 24;
+// kT and kTlo times 2^25 (exact): ExpLe's v comes out scaled by 2^25, the same
+// operations on the same significands, so the same rounding.
+inline constexpr float kT25[8] = {kT[0] * 0x1p25f, kT[1] * 0x1p25f, kT[2] * 0x1p25f, kT[3] * 0x1p25f,
+                                  kT[4] * 0x1p25f, kT[5] * 0x1p25f, kT[6] * 0x1p25f, kT[7] * 0x1p25f};
+inline constexpr float kTlo25[8] = {kTlo[0] * 0x1p25f, kTlo[1] * 0x1p25f, kTlo[2] * 0x1p25f, kTlo[3] * 0x1p25f,
+                                    kTlo[4] * 0x1p25f, kTlo[5] * 0x1p25f, kTlo[6] * 0x1p25f, kTlo[7] * 0x1p25f};
 }  // namespace expf32
 
 // exp of one float32: the same IEEE operations in the same order as the
