@@ -10,6 +10,11 @@ PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libbenchmark-dev \
 # PyTorch 1.13 for /usr/bin/python3: the differential suite (tests/differential/) and `make bench`.
 TORCH_PACKAGES := python3-torch python3-numpy
 BENCH_PACKAGES := $(TORCH_PACKAGES)
+# The Python package (python/): a venv from Debian's python3 that sees its torch
+# and NumPy 1.x (--system-site-packages; pip never replaces them: numpy<2 is pinned).
+PY_PACKAGES := python3-venv python3-dev python3-numpy
+PYENV := $(BUILD)/pyenv
+PYENV_ABS := $(abspath $(PYENV))
 # libgomp's default spin-wait after each OpenMP region starves OpenBLAS's own
 # threads (README, "Threads"); tests and benchmarks run with a passive policy.
 export OMP_WAIT_POLICY ?= passive
@@ -33,11 +38,24 @@ run: deps $(BUILD)/CMakeCache.txt
 	$(BUILD)/concord devices
 	$(BUILD)/concord parity --quick
 
-# The whole suite, then the whole suite again under ASan + UBSan + LSan. The differential
-# suite needs PyTorch; where it cannot be installed, that suite skips and says why.
-test: build
-	@bash tools/install-deps.sh $(TORCH_PACKAGES) || echo "warning: could not install $(TORCH_PACKAGES); the differential suite will skip"
+$(PYENV)/bin/python:
+	@bash tools/install-deps.sh $(PY_PACKAGES)
+	@bash tools/install-deps.sh $(TORCH_PACKAGES) || echo "warning: could not install $(TORCH_PACKAGES); the differential suite and the PyTorch checks of the Python suite will skip"
+	/usr/bin/python3 -m venv --system-site-packages $(PYENV)
+	$(PYENV)/bin/pip install -q "nanobind>=2" "scikit-build-core>=0.10" pytest "numpy<2"
+
+# The whole suite (the C++ tests, then the Python package's pytest suite), then the
+# C++ suite again under ASan + UBSan + LSan. The differential suite needs PyTorch;
+# where it cannot be installed, that suite skips and says why. The Python extension
+# is a target of the same build (CONCORD_PYTHON), and pip installs it from that build
+# directory, so the library is compiled once.
+test: deps $(PYENV)/bin/python
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCONCORD_PYTHON=ON -DPython_EXECUTABLE=$(PYENV_ABS)/bin/python
+	cmake --build $(BUILD) -j $(JOBS)
+	CMAKE_GENERATOR="Unix Makefiles" $(PYENV)/bin/pip install -q --no-build-isolation --no-deps \
+	  --config-settings=build-dir=$(abspath $(BUILD)) .
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd python/tests && $(PYENV_ABS)/bin/python -m pytest -q -p no:cacheprovider
 	$(MAKE) asan
 
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on),
