@@ -34,11 +34,16 @@ Tensor unop(OpId op, const Tensor& t) {
   return unary(op, t);
 }
 
-Tensor matmul_any(nb::handle a, nb::handle b) {
+nb::object matmul_any(nb::handle a, nb::handle b) {
+  if (!nb::isinstance<Tensor>(a) || !nb::isinstance<Tensor>(b)) return nb::borrow(Py_NotImplemented);
   const Tensor& x = nb::cast<const Tensor&>(a);
   const Tensor& y = nb::cast<const Tensor&>(b);
-  gil_scoped_release rel;
-  return matmul(x, y);
+  Tensor r;
+  {
+    gil_scoped_release rel;
+    r = matmul(x, y);
+  }
+  return nb::cast(std::move(r));
 }
 
 template <class F>

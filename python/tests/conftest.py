@@ -28,3 +28,9 @@ def device(request):
 def _fresh_report():
     concord.reset_report()
     yield
+
+
+def stores(device, dtype):
+    """True if the device holds dtype (emu:0's default profile has no float64)."""
+    info = next(d for d in concord.devices() if d["name"] == device)
+    return getattr(concord, dtype) in info["storable"]
