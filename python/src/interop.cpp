@@ -114,10 +114,10 @@ void bind_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     if (!dtype.is_none()) a = a.attr("astype")(dtype);
     return a;
   }, nb::arg("dtype").none() = nb::none(), nb::arg("copy").none() = nb::none());
-  cls.def("__dlpack__", [](const Tensor& t, nb::kwargs kw) {
+  cls.def("__dlpack__", [](const Tensor& t, nb::kwargs) {
     Tensor h = host_tensor(t, "__dlpack__");
-    nb::object arr = nb::cast(view_of<>(h), nb::rv_policy::reference);
-    return arr.attr("__dlpack__")(**kw);
+    // An nb::ndarray without a framework goes to Python as a DLPack capsule.
+    return nb::cast(view_of<>(h), nb::rv_policy::reference);
   }, "DLPack export (any dtype, bfloat16 included). CPU tensors are shared; others are copied to the CPU.");
   cls.def("__dlpack_device__", [](const Tensor&) { return nb::make_tuple(1 /* kDLCPU */, 0); });
   cls.def("view_bits", [](const Tensor& t) {
