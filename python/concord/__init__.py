@@ -133,7 +133,16 @@ def from_dlpack(x):
     The producer's memory stays alive while the tensor (or a view of it) does. CPU memory only."""
     if isinstance(x, _np.ndarray):
         return from_numpy(x)
-    return _concord._wrap_array(x, "from_dlpack")
+    if str(getattr(x, "dtype", "")) == "torch.bool":
+        raise DtypeError(  # noqa: F405
+            "[from_dlpack] PyTorch 1.13 cannot export bool through DLPack; pass x.to(torch.uint8) and "
+            "call .to(concord.bool) on the result (a copy), or concord.tensor(x.numpy())")
+    try:
+        return _concord._wrap_array(x, "from_dlpack")
+    except TypeError:
+        raise TypeError("[from_dlpack] %s is not a DLPack producer of CPU memory in a dtype concord holds; "
+                        "pass a PyTorch CPU tensor, a NumPy array or a DLPack capsule (move device tensors "
+                        "to the CPU first)" % type(x).__name__) from None
 
 
 Tensor.__module__ = "concord"

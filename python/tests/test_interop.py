@@ -166,3 +166,12 @@ def test_dlpack_non_contiguous_torch_tensor_and_numpy():
 
 def test_dlpack_device_is_cpu():
     assert concord.ones(2).__dlpack_device__() == (1, 0)
+
+
+def test_dlpack_bad_producers():
+    with pytest.raises(concord.DtypeError, match=r"^\[from_dlpack\] PyTorch 1.13 cannot export bool"):
+        concord.from_dlpack(torch.tensor([True]))
+    with pytest.raises(TypeError, match=r"^\[from_dlpack\]"):
+        concord.from_dlpack([1, 2])
+    with pytest.raises(TypeError, match=r"^\[from_dlpack\]"):
+        concord.from_dlpack(torch.zeros(2, dtype=torch.complex64))
