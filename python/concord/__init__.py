@@ -33,6 +33,15 @@ del _d
 
 __version__ = "0.1.0"
 
+# The submodules: concord.linalg and concord.nn live in the extension; concord.testing is Python.
+import sys as _sys  # noqa: E402
+
+from ._concord import linalg, nn  # noqa: E402,F401
+
+_sys.modules[__name__ + ".linalg"] = linalg
+_sys.modules[__name__ + ".nn"] = nn
+from . import testing  # noqa: E402,F401
+
 
 def _shape(size):
     if len(size) == 1 and not isinstance(size[0], (_builtins.int, _np.integer)):

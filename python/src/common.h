@@ -43,5 +43,6 @@ void bind_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_indexing(nb::class_<Tensor>& cls);
 void bind_interop(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_policies(nb::module_& m);
+void bind_extras(nb::module_& m);   // linalg, nn, testing
 
 }  // namespace concord::py

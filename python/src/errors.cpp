@@ -18,6 +18,7 @@ PyObject* g_oom = nullptr;
 PyObject* g_linalg = nullptr;
 PyObject* g_value = nullptr;
 PyObject* g_file = nullptr;
+PyObject* g_assert = nullptr;
 
 PyObject* make(nb::module_& m, const char* name, PyObject* base, PyObject* builtin, const char* doc) {
   PyObject* bases = builtin ? PyTuple_Pack(2, base, builtin) : PyTuple_Pack(1, base);
@@ -44,6 +45,8 @@ void bind_errors(nb::module_& m) {
   g_linalg = make(m, "LinAlgError", g_error, PyExc_ValueError, "A singular or not positive-definite matrix.");
   g_value = make(m, "ValueError", g_error, PyExc_ValueError, "A bad argument value that is not a shape or dtype.");
   g_file = make(m, "FileError", g_error, PyExc_OSError, "A file that cannot be read or written.");
+  g_assert = make(m, "AssertionError", g_error, PyExc_AssertionError,
+                  "concord.testing.assert_close: the tensors are not close (the message says where and by how much).");
 
   // Most derived first: the C++ classes are siblings under concord::Error.
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
@@ -58,6 +61,7 @@ void bind_errors(nb::module_& m) {
     } catch (const LinAlgError& e) { PyErr_SetString(g_linalg, e.what());
     } catch (const ValueError& e) { PyErr_SetString(g_value, e.what());
     } catch (const FileError& e) { PyErr_SetString(g_file, e.what());
+    } catch (const testing::AssertionError& e) { PyErr_SetString(g_assert, e.what());
     } catch (const Error& e) { PyErr_SetString(g_error, e.what());
     }
   });

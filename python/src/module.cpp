@@ -8,4 +8,5 @@ NB_MODULE(_concord, m) {
   concord::py::bind_dtypes_devices(m);
   concord::py::bind_tensor(m);
   concord::py::bind_policies(m);
+  concord::py::bind_extras(m);
 }

@@ -55,12 +55,14 @@ def test_profile_restores_and_fallback_is_counted():
     b = concord.ones(3, 1, device="emu:0")
     with concord.profile("emu:0", "no-op:solve"):
         assert "solve" in concord.profile("emu:0")
-        x = concord.linalg_solve(a, b) if hasattr(concord, "linalg_solve") else None
+        x = concord.linalg.solve(a, b)          # runs on the CPU, counted
+        assert concord.report().count("solve", "fallback") == 1
         with concord.fallback_policy("strict"):
             assert concord.fallback_policy() == "strict"
+            with pytest.raises(concord.NotImplementedError, match=r"solve"):
+                concord.linalg.solve(a, b)
     assert concord.profile("emu:0") == before
-    if x is not None:
-        assert x.tolist() == [[0.5]] * 3
+    assert str(x.device) == "emu:0" and x.tolist() == [[0.5]] * 3
 
 
 def test_autocast_runs_matmul_in_float16_and_counts_it():
