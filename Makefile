@@ -19,7 +19,7 @@ PYENV_ABS := $(abspath $(PYENV))
 # threads (README, "Threads"); tests and benchmarks run with a passive policy.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all deps build run test bench asan tsan fuzz clean
+.PHONY: all deps build run python test bench asan tsan fuzz clean
 
 all: build
 
@@ -44,16 +44,20 @@ $(PYENV)/bin/python:
 	/usr/bin/python3 -m venv --system-site-packages $(PYENV)
 	$(PYENV)/bin/pip install -q "nanobind>=2" "scikit-build-core>=0.10" pytest "numpy<2"
 
-# The whole suite (the C++ tests, then the Python package's pytest suite), then the
-# C++ suite again under ASan + UBSan + LSan. The differential suite needs PyTorch;
-# where it cannot be installed, that suite skips and says why. The Python extension
-# is a target of the same build (CONCORD_PYTHON), and pip installs it from that build
-# directory, so the library is compiled once.
-test: deps $(PYENV)/bin/python
+# The Python package installed into $(PYENV): the extension is a target of the main
+# build (CONCORD_PYTHON) and pip installs it from that build directory (scikit-build-core's
+# build-dir), so the library is compiled once.
+python: deps $(PYENV)/bin/python
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCONCORD_PYTHON=ON -DPython_EXECUTABLE=$(PYENV_ABS)/bin/python
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) --target _concord
 	CMAKE_GENERATOR="Unix Makefiles" $(PYENV)/bin/pip install -q --no-build-isolation --no-deps \
 	  --config-settings=build-dir=$(abspath $(BUILD)) .
+
+# The whole suite (the C++ tests, then the Python package's pytest suite), then the
+# C++ suite again under ASan + UBSan + LSan. The differential suite needs PyTorch;
+# where it cannot be installed, that suite skips and says why.
+test: python
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd python/tests && $(PYENV_ABS)/bin/python -m pytest -q -p no:cacheprovider
 	$(MAKE) asan
@@ -84,9 +88,10 @@ tsan: deps
 fuzz: deps
 	bash tools/fuzz.sh
 
-bench: build
+bench: build python
 	@bash tools/install-deps.sh $(BENCH_PACKAGES)
 	$(BUILD)/concord bench
+	$(PYENV)/bin/python python/bench/overhead.py
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz
