@@ -40,7 +40,7 @@ from ._concord import linalg, nn  # noqa: E402,F401
 
 _sys.modules[__name__ + ".linalg"] = linalg
 _sys.modules[__name__ + ".nn"] = nn
-from . import testing  # noqa: E402,F401
+from . import metrics, testing  # noqa: E402,F401
 
 
 def _shape(size):

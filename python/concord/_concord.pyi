@@ -12,6 +12,7 @@ from concord import (
     Error as Error,
     FileError as FileError,
     LinAlgError as LinAlgError,
+    NotComputableError as NotComputableError,
     NotImplementedError as NotImplementedError,
     OutOfMemoryError as OutOfMemoryError,
     ShapeError as ShapeError,

@@ -44,5 +44,6 @@ void bind_indexing(nb::class_<Tensor>& cls);
 void bind_interop(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_policies(nb::module_& m);
 void bind_extras(nb::module_& m);   // linalg, nn, testing
+void bind_metrics(nb::module_& m);
 
 }  // namespace concord::py

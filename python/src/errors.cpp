@@ -19,6 +19,7 @@ PyObject* g_linalg = nullptr;
 PyObject* g_value = nullptr;
 PyObject* g_file = nullptr;
 PyObject* g_assert = nullptr;
+PyObject* g_notcomp = nullptr;
 
 PyObject* make(nb::module_& m, const char* name, PyObject* base, PyObject* builtin, const char* doc) {
   PyObject* bases = builtin ? PyTuple_Pack(2, base, builtin) : PyTuple_Pack(1, base);
@@ -45,6 +46,8 @@ void bind_errors(nb::module_& m) {
   g_linalg = make(m, "LinAlgError", g_error, PyExc_ValueError, "A singular or not positive-definite matrix.");
   g_value = make(m, "ValueError", g_error, PyExc_ValueError, "A bad argument value that is not a shape or dtype.");
   g_file = make(m, "FileError", g_error, PyExc_OSError, "A file that cannot be read or written.");
+  g_notcomp = make(m, "NotComputableError", g_error, PyExc_ValueError,
+                   "A metric's compute() before any sample was seen.");
   g_assert = make(m, "AssertionError", g_error, PyExc_AssertionError,
                   "concord.testing.assert_close: the tensors are not close (the message says where and by how much).");
 
@@ -61,6 +64,7 @@ void bind_errors(nb::module_& m) {
     } catch (const LinAlgError& e) { PyErr_SetString(g_linalg, e.what());
     } catch (const ValueError& e) { PyErr_SetString(g_value, e.what());
     } catch (const FileError& e) { PyErr_SetString(g_file, e.what());
+    } catch (const metrics::NotComputableError& e) { PyErr_SetString(g_notcomp, e.what());
     } catch (const testing::AssertionError& e) { PyErr_SetString(g_assert, e.what());
     } catch (const Error& e) { PyErr_SetString(g_error, e.what());
     }

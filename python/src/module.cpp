@@ -9,4 +9,5 @@ NB_MODULE(_concord, m) {
   concord::py::bind_tensor(m);
   concord::py::bind_policies(m);
   concord::py::bind_extras(m);
+  concord::py::bind_metrics(m);
 }
