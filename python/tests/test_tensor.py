@@ -84,3 +84,24 @@ def test_views_share_memory():
     assert t.T.shape == (4, 3) and t.permute(1, 0).stride() == (1, 4)
     assert t.reshape(-1).shape == (12,) and t.unsqueeze(0).shape == (1, 3, 4)
     assert t.flatten().shape == (12,) and t.unsqueeze(1).squeeze(1).shape == (3, 4)
+
+
+def test_ops_release_the_gil_and_run_in_threads():
+    import threading
+    a = concord.rand(128, 128, seed=1)
+    want = (a @ a).numpy()
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(20):
+                results.append(np.array_equal((a @ a).numpy(), want))
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 80 and all(results)
