@@ -10,11 +10,16 @@ PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libbenchmark-dev \
 # PyTorch 1.13 for /usr/bin/python3: the differential suite (tests/differential/) and `make bench`.
 TORCH_PACKAGES := python3-torch python3-numpy
 BENCH_PACKAGES := $(TORCH_PACKAGES)
+# The Python package (python/): a venv from Debian's python3 that sees its torch
+# and NumPy 1.x (--system-site-packages; pip never replaces them: numpy<2 is pinned).
+PY_PACKAGES := python3-venv python3-dev python3-numpy
+PYENV := $(BUILD)/pyenv
+PYENV_ABS := $(abspath $(PYENV))
 # libgomp's default spin-wait after each OpenMP region starves OpenBLAS's own
 # threads (README, "Threads"); tests and benchmarks run with a passive policy.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all deps build run test bench asan tsan fuzz clean
+.PHONY: all deps build run python test bench asan tsan fuzz clean
 
 all: build
 
@@ -33,11 +38,28 @@ run: deps $(BUILD)/CMakeCache.txt
 	$(BUILD)/concord devices
 	$(BUILD)/concord parity --quick
 
-# The whole suite, then the whole suite again under ASan + UBSan + LSan. The differential
-# suite needs PyTorch; where it cannot be installed, that suite skips and says why.
-test: build
-	@bash tools/install-deps.sh $(TORCH_PACKAGES) || echo "warning: could not install $(TORCH_PACKAGES); the differential suite will skip"
+$(PYENV)/bin/python:
+	@bash tools/install-deps.sh $(PY_PACKAGES)
+	@bash tools/install-deps.sh $(TORCH_PACKAGES) || echo "warning: could not install $(TORCH_PACKAGES); the differential suite and the PyTorch checks of the Python suite will skip"
+	/usr/bin/python3 -m venv --system-site-packages $(PYENV)
+	$(PYENV)/bin/pip install -q "nanobind>=2" "scikit-build-core>=0.10" pytest "numpy<2"
+
+# The Python package installed into $(PYENV): the extension is a target of the main
+# build (CONCORD_PYTHON) and pip installs it from that build directory (scikit-build-core's
+# build-dir), so the library is compiled once.
+python: deps $(PYENV)/bin/python
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCONCORD_PYTHON=ON -DPython_EXECUTABLE=$(PYENV_ABS)/bin/python
+	cmake --build $(BUILD) -j $(JOBS) --target _concord
+	CMAKE_GENERATOR="Unix Makefiles" $(PYENV)/bin/pip install -q --no-build-isolation --no-deps \
+	  --config-settings=build-dir=$(abspath $(BUILD)) .
+
+# The whole suite (the C++ tests, then the Python package's pytest suite), then the
+# C++ suite again under ASan + UBSan + LSan. The differential suite needs PyTorch;
+# where it cannot be installed, that suite skips and says why.
+test: python
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd python/tests && $(PYENV_ABS)/bin/python -m pytest -q -p no:cacheprovider
 	$(MAKE) asan
 
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on),
@@ -66,9 +88,10 @@ tsan: deps
 fuzz: deps
 	bash tools/fuzz.sh
 
-bench: build
+bench: build python
 	@bash tools/install-deps.sh $(BENCH_PACKAGES)
 	$(BUILD)/concord bench
+	$(PYENV)/bin/python python/bench/overhead.py
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz

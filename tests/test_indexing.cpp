@@ -61,6 +61,23 @@ TEST_P(Indexing, BadIndicesRaiseTyped) {
   }
 }
 
+// Terms built at run time (the Python binding's path): the same views and errors.
+TEST_P(Indexing, VectorOfTermsEqualsTheLiteralList) {
+  Tensor x = numbered(device());
+  const std::vector<TensorIndex> terms{None, 2, Ellipsis, Slice(1, 4, 2)};
+  const Tensor a = x.index(terms), b = x.index({None, 2, Ellipsis, Slice(1, 4, 2)});
+  EXPECT_EQ(a.shape(), b.shape());
+  EXPECT_EQ(a.offset(), b.offset());
+  EXPECT_EQ(a.strides(), b.strides());
+  EXPECT_EQ(a.to_vector<float>(), b.to_vector<float>());
+  EXPECT_THROW(x.index(std::vector<TensorIndex>{0, 0, 0, 0}), ShapeError);
+  x.index_put_(std::vector<TensorIndex>{1, Slice(), 0}, -1.0);
+  EXPECT_EQ(x.index({1, Slice(), 0}).to_vector<float>(), (std::vector<float>{-1, -1, -1, -1}));
+  EXPECT_EQ(x.index({0, 0, 0}).item<float>(), 0.0f);   // nothing else written
+  x.index_put_(std::vector<TensorIndex>{2, 3}, x.index({0, 1}));
+  EXPECT_EQ(x.index({2, 3}).to_vector<float>(), (std::vector<float>{10, 11, 12, 13, 14}));
+}
+
 TEST_P(Indexing, IndexPutWritesOnlyTheSelection) {
   Tensor x = zeros({3, 4}, float32, device());
   x.index_put_({1, Slice(1, 3)}, 7.0);

@@ -158,6 +158,10 @@ class Tensor {
   // shape, any dtype and device) is converted to this dtype and copied in.
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar value);
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& value);
+  // The same with terms built at run time (bindings): index(std::vector{...}).
+  Tensor index(const std::vector<indexing::TensorIndex>& idx) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& idx, Scalar value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& idx, const Tensor& value);
   // Where mask (bool, broadcasting to this shape, on this device) is true,
   // value; value is converted to this dtype (a tensor value must be 0-dim).
   Tensor& masked_fill_(const Tensor& mask, Scalar value);

@@ -26,7 +26,9 @@ bool broadcasts_to(const Shape& from, const Shape& to) {
 // Left to right over the terms, one view each; `dim` is the dim of the
 // result the next term applies to. Ellipsis expands to the dims that the
 // terms after it do not consume.
-Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const {
+Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const { return index(std::vector<TensorIndex>(idx)); }
+
+Tensor Tensor::index(const std::vector<TensorIndex>& idx) const {
   if (!defined()) throw ValueError("[index] the tensor is undefined (default-constructed)");
   int64_t consumed = 0, ellipses = 0;
   for (const TensorIndex& i : idx) {
@@ -75,6 +77,10 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const {
 // A view, then copy_: copy_ converts the value's dtype, moves it from its
 // device and broadcasts it, and checks everything before writing.
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, const Tensor& value) {
+  return index_put_(std::vector<TensorIndex>(idx), value);
+}
+
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& idx, const Tensor& value) {
   if (!value.defined()) throw ValueError("[index_put_] the value tensor is undefined");
   Tensor dst = index(idx);
   if (!broadcasts_to(value.shape(), dst.shape()))
@@ -85,6 +91,10 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, const Tensor&
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, Scalar value) {
+  return index_put_(std::vector<TensorIndex>(idx), value);
+}
+
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& idx, Scalar value) {
   Tensor dst = index(idx);
   dst.fill_(value);
   return *this;

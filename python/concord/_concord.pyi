@@ -1,0 +1,485 @@
+"""concord's native core (use the concord package, not this module)"""
+
+from collections.abc import Sequence
+import enum
+from typing import overload
+
+import concord
+from concord import (
+    AssertionError as AssertionError,
+    DeviceError as DeviceError,
+    DtypeError as DtypeError,
+    Error as Error,
+    FileError as FileError,
+    LinAlgError as LinAlgError,
+    NotComputableError as NotComputableError,
+    NotImplementedError as NotImplementedError,
+    OutOfMemoryError as OutOfMemoryError,
+    ShapeError as ShapeError,
+    Tensor as Tensor,
+    UnsupportedDtypeError as UnsupportedDtypeError,
+    ValueError as ValueError
+)
+from concord._concord import linalg as linalg, nn as nn
+
+
+class dtype(enum.Enum):
+    """A tensor's element type (concord.float32, ...)."""
+
+    def __str__(self) -> str: ...
+
+    def __repr__(self) -> str: ...
+
+    bool = 0
+
+    uint8 = 1
+
+    int8 = 2
+
+    int16 = 3
+
+    int32 = 4
+
+    int64 = 5
+
+    float16 = 6
+
+    bfloat16 = 7
+
+    float32 = 8
+
+    float64 = 9
+
+    @property
+    def itemsize(self) -> int: ...
+
+    @property
+    def is_floating_point(self) -> bool: ...
+
+def promote_types(arg0: object, arg1: object, /) -> dtype:
+    """The dtype two tensor dtypes promote to (PyTorch's table)."""
+
+class device:
+    """A device: 'cpu', 'emu:0', 'opencl:0', 'vulkan:0'."""
+
+    @overload
+    def __init__(self, arg: str, /) -> None: ...
+
+    @overload
+    def __init__(self, arg0: str, arg1: int, /) -> None: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def index(self) -> int: ...
+
+    def __str__(self) -> str: ...
+
+    def __repr__(self) -> str: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+def devices() -> list:
+    """
+    The available devices, each a dict: device, name, description, profile, memory ('host' or 'device'), storable and computable dtypes (after the profile), rounds_to_nearest, keeps_subnormals, details.
+    """
+
+def is_available(arg: object, /) -> bool: ...
+
+def synchronize(arg: object, /) -> None: ...
+
+def manual_seed(arg: int, /) -> None:
+    """Seeds the generator that rand/randn use without a seed."""
+
+def neg(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.neg: the library's neg (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def abs(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.abs: the library's abs (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def sign(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.sign: the library's sign (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def exp(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.exp: the library's exp (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def expm1(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.expm1: the library's expm1 (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def log(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.log: the library's log (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def log1p(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.log1p: the library's log1p (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def log2(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.log2: the library's log2 (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def sqrt(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.sqrt: the library's sqrt (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def rsqrt(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.rsqrt: the library's rsqrt (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def sin(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.sin: the library's sin (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def cos(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.cos: the library's cos (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def tan(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.tan: the library's tan (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def tanh(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.tanh: the library's tanh (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def sigmoid(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.sigmoid: the library's sigmoid (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def relu(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.relu: the library's relu (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def gelu(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.gelu: the library's gelu (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def erf(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.erf: the library's erf (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def floor(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.floor: the library's floor (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def ceil(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.ceil: the library's ceil (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def round(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.round: the library's round (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def trunc(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.trunc: the library's trunc (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def reciprocal(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.reciprocal: the library's reciprocal (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def isnan(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.isnan: the library's isnan (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def isinf(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.isinf: the library's isinf (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def isfinite(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.isfinite: the library's isfinite (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def logical_not(input: concord.Tensor) -> concord.Tensor:
+    """
+    concord.logical_not: the library's logical_not (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def add(input: object, other: object) -> object:
+    """
+    concord.add: the library's add (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def sub(input: object, other: object) -> object:
+    """
+    concord.sub: the library's sub (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def mul(input: object, other: object) -> object:
+    """
+    concord.mul: the library's mul (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def div(input: object, other: object) -> object:
+    """
+    concord.div: the library's div (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def pow(input: object, other: object) -> object:
+    """
+    concord.pow: the library's pow (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def maximum(input: object, other: object) -> object:
+    """
+    concord.maximum: the library's maximum (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def minimum(input: object, other: object) -> object:
+    """
+    concord.minimum: the library's minimum (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def remainder(input: object, other: object) -> object:
+    """
+    concord.remainder: the library's remainder (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def floor_divide(input: object, other: object) -> object:
+    """
+    concord.floor_divide: the library's floor_divide (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def atan2(input: object, other: object) -> object:
+    """
+    concord.atan2: the library's atan2 (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def eq(input: object, other: object) -> object:
+    """
+    concord.eq: the library's eq (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def ne(input: object, other: object) -> object:
+    """
+    concord.ne: the library's ne (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def lt(input: object, other: object) -> object:
+    """
+    concord.lt: the library's lt (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def le(input: object, other: object) -> object:
+    """
+    concord.le: the library's le (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def gt(input: object, other: object) -> object:
+    """
+    concord.gt: the library's gt (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def ge(input: object, other: object) -> object:
+    """
+    concord.ge: the library's ge (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def logical_and(input: object, other: object) -> object:
+    """
+    concord.logical_and: the library's logical_and (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def logical_or(input: object, other: object) -> object:
+    """
+    concord.logical_or: the library's logical_or (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def logical_xor(input: object, other: object) -> object:
+    """
+    concord.logical_xor: the library's logical_xor (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def bitwise_and(arg0: object, arg1: object, /) -> object: ...
+
+def bitwise_or(arg0: object, arg1: object, /) -> object: ...
+
+def bitwise_xor(arg0: object, arg1: object, /) -> object: ...
+
+def sum(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """Sum over dims."""
+
+def mean(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """Mean over dims."""
+
+def prod(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """Product over dims."""
+
+def amax(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """Maximum over dims."""
+
+def amin(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """Minimum over dims."""
+
+def all(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """All true over dims."""
+
+def any(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """Any true over dims."""
+
+def logsumexp(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
+    """log(sum(exp)) over dims, without overflow."""
+
+def var(input: concord.Tensor, dim: object | None = None, correction: int = 1, keepdim: bool = False) -> concord.Tensor: ...
+
+def std(input: concord.Tensor, dim: object | None = None, correction: int = 1, keepdim: bool = False) -> concord.Tensor: ...
+
+def max(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> object:
+    """Over all elements, or (values, indices) along dim."""
+
+def min(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> object:
+    """Over all elements, or (values, indices) along dim."""
+
+def argmax(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> concord.Tensor: ...
+
+def argmin(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> concord.Tensor: ...
+
+def softmax(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor: ...
+
+def log_softmax(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor: ...
+
+def cumsum(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor: ...
+
+def matmul(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+
+def mm(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+
+def bmm(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+
+def mv(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+
+def dot(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+
+def outer(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+
+def where(arg0: concord.Tensor, arg1: object, arg2: object, /) -> concord.Tensor: ...
+
+def clamp(input: concord.Tensor, min: object | None = None, max: object | None = None) -> concord.Tensor: ...
+
+def cat(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor: ...
+
+def stack(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor: ...
+
+def dtype_policy(policy: str | None = None) -> object:
+    """
+    dtype_policy() is the current policy ('downcast' or 'strict'); with concord.dtype_policy('strict'): a dtype the device cannot hold raises UnsupportedDtypeError instead of a counted downcast.
+    """
+
+def fallback_policy(policy: str | None = None) -> object:
+    """
+    fallback_policy() is the current policy ('cpu' or 'strict'); with concord.fallback_policy('strict'): an op without a kernel on the device raises NotImplementedError instead of a counted CPU fallback.
+    """
+
+def float16_policy(policy: str | None = None) -> object: ...
+
+def reproducible(on: bool | None = None) -> object: ...
+
+def set_dtype_policy(arg: str, /) -> None: ...
+
+def set_fallback_policy(arg: str, /) -> None: ...
+
+def profile(device: object, profile: str | None = None) -> object:
+    """
+    profile('emu:0') is the device's profile; with concord.profile('emu:0', 'no-fp64'): the device behaves as one without float64 inside the block (restored after).
+    """
+
+def set_profile(arg0: object, arg1: str, /) -> None: ...
+
+def autocast(dtype: object | None = None, device: object | None = None, enabled: bool = True) -> _Scope:
+    """
+    with concord.autocast(concord.float16): the ops of the autocast table run in that dtype (on every device kind, or only device's); each counted in the report as autocast.
+    """
+
+class ReportEntry:
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def device(self) -> str: ...
+
+    @property
+    def dtype(self) -> dtype: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def count(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+class ReportTransfer:
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def target(self) -> str: ...
+
+    @property
+    def bytes(self) -> int: ...
+
+    @property
+    def count(self) -> int: ...
+
+class Report:
+    """
+    What ran where: per op, device, dtype and path (native, widened, downcast, fallback, autocast, native_f16), the transfers and the warnings.
+    """
+
+    @property
+    def entries(self) -> list[ReportEntry]: ...
+
+    @property
+    def transfers(self) -> list[ReportTransfer]: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+    @property
+    def reproducible_runs(self) -> int: ...
+
+    def count(self, op: str, path: str) -> int:
+        """How many runs of op took that path, over devices and dtypes."""
+
+    def json(self) -> str: ...
+
+    def __str__(self) -> str: ...
+
+def report() -> Report:
+    """A snapshot of the report (concord.Report)."""
+
+def reset_report() -> None: ...
