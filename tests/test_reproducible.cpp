@@ -233,6 +233,26 @@ TEST_P(ReproducibleDevices, SoftmaxOverLongRowsAndViews) {
   }
 }
 
+// log_softmax and logsumexp where a device claims them (they end with the
+// CPU's log): rows longer than one block, a transposed view, the halves, and
+// rows of -inf (logsumexp's shift is then 0).
+TEST_P(ReproducibleDevices, LogSoftmaxAndLogsumexpOverLongRows) {
+  if (!capabilities(device()).has_reproducible_kernel(OpId::log_softmax, float32))
+    GTEST_SKIP() << GetParam().label << " has no reproducible log_softmax: it runs on the CPU in the mode";
+  ReproducibleGuard g(true);
+  for (Dtype t : {float32, float16, bfloat16}) {
+    Tensor x = mul(randn({3, 10007}, float32, kCPU, 19), 8.0);
+    std::vector<float> v = x.to_vector<float>();
+    for (int64_t i = 0; i < 10007; ++i) v[static_cast<size_t>(2 * 10007 + i)] = -std::numeric_limits<float>::infinity();
+    x = from_host(v.data(), {3, 10007}, float32, kCPU).to(t);
+    const Tensor xd = x.to(device());
+    EXPECT_EQ(first_difference(log_softmax(xd, 1), log_softmax(x, 1)), "") << name(t);
+    EXPECT_EQ(first_difference(log_softmax(xd.t(), 0), log_softmax(x.t(), 0)), "") << name(t);
+    EXPECT_EQ(first_difference(logsumexp(xd, {1}), logsumexp(x, {1})), "") << name(t);
+    EXPECT_EQ(first_difference(logsumexp(xd, {0}), logsumexp(x, {0})), "") << name(t);
+  }
+}
+
 // A scan of four Linear(128, 128) layers over [3, 4, 5, 128]: the same bits on
 // every device in the mode, and the same as the loop written by hand on the CPU.
 TEST_P(ReproducibleDevices, ScanOverLinearMatchesTheHandWrittenLoop) {

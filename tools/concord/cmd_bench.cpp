@@ -84,8 +84,13 @@ int cmd_bench(const BenchOptions& o) {
     // Before anything reads the level (it is fixed at its first read), and
     // before PyTorch's process starts, which inherits the environment.
     setenv("CONCORD_ISA", o.isa.c_str(), 1);
+    // PyTorch's own kernels read ATEN_CPU_CAPABILITY; its oneDNN (bfloat16
+    // matmul on AVX512-BF16) reads ONEDNN_MAX_CPU_ISA.
+    // At avx512 both sides keep the AVX-512 extensions they use (AVX512-BF16).
     if (o.isa == "native") unsetenv("ATEN_CPU_CAPABILITY");
     else setenv("ATEN_CPU_CAPABILITY", o.isa == "baseline" ? "default" : o.isa.c_str(), 1);
+    if (o.isa == "baseline" || o.isa == "avx2") setenv("ONEDNN_MAX_CPU_ISA", o.isa == "baseline" ? "SSE41" : "AVX2", 1);
+    else unsetenv("ONEDNN_MAX_CPU_ISA");
     if (cpu_isa() != o.isa && o.isa != "native")
       throw ValueError("[bench] --isa " + o.isa + ": this CPU runs concord's kernels at " + std::string(cpu_isa()) +
                        " at most; choose a level it has");
@@ -109,7 +114,7 @@ int cmd_bench(const BenchOptions& o) {
   const int threads = omp_get_max_threads();
   std::printf("concord bench: %d threads, %d repeats (medians), device %s, CPU kernels %s%s\n", threads, o.repeats,
               o.device.c_str(), std::string(cpu_isa()).c_str(),
-              o.isa.empty() || o.isa == "native" ? "" : " (PyTorch capped too: ATEN_CPU_CAPABILITY)");
+              o.isa.empty() || o.isa == "native" ? "" : " (PyTorch capped too: ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA)");
   const double peak = machine_sgemm_gflops();
   const double bw = machine_copy_gbs();
   std::printf("machine limits: sgemm (OpenBLAS direct, 2048^2) %.1f GFLOP/s, stream copy %.1f GB/s\n", peak, bw);

@@ -1,8 +1,9 @@
 // Linear algebra kernels on the CPU (also the emu device's kernels and the
 // target of every linalg fallback): LU, LU solve, Cholesky, triangular solve.
 //
-// Two regimes, chosen by the matrix size n alone, so that a matrix gives the
-// same bits whether it is solved alone or inside a batch:
+// Two regimes, chosen by the matrix size n alone (and the reproducible mode,
+// which takes the first at every size), so that a matrix gives the same bits
+// whether it is solved alone or inside a batch:
 //   n <= kSmallN  plain row-major loops, whole matrices per OpenMP thread. No
 //                 BLAS/LAPACK call runs inside the parallel region: OpenBLAS
 //                 (pthreads build) starts its own threads even for small
@@ -23,6 +24,7 @@
 #include "backend/kernel_errors.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/vec_math.h"
+#include "concord/policy.h"
 
 namespace concord::detail::cpu {
 
@@ -31,13 +33,19 @@ namespace {
 static_assert(sizeof(lapack_int) == sizeof(int32_t), "pivots are int32: LAPACKE must use 32-bit integers");
 
 constexpr int64_t kSmallN = 128;
+// The one choice of regime. In the reproducible mode every size takes the
+// small loops: LAPACK's blocking and threading are not an order any device
+// can repeat, and the loops' order is the one the OpenCL kernels follow.
+// Read it on the calling thread: the mode is thread-local, and OpenMP's
+// workers do not carry it.
+bool small_regime(int64_t n) { return n <= kSmallN || reproducible(); }
 // A batch forks threads only when it holds at least this many multiply-adds.
 constexpr int64_t kParallelWork = int64_t{1} << 15;
 
 // Runs f(b) for every matrix of the batch; in parallel for batches of small matrices.
 template <class F>
 void for_batch(int64_t batch, int64_t n, int64_t work_per_matrix, F&& f) {
-  if (n > kSmallN || batch < 2 || batch * work_per_matrix < kParallelWork) {
+  if (!small_regime(n) || batch < 2 || batch * work_per_matrix < kParallelWork) {
     for (int64_t b = 0; b < batch; ++b) f(b);
     return;
   }
@@ -141,7 +149,7 @@ void lu_factor_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info)
   T* a = detail::host_data<T>(lu);
   int32_t* piv = detail::host_data<int32_t>(pivots);
   int32_t* inf = detail::host_data<int32_t>(info);
-  if (n <= kSmallN) {
+  if (small_regime(n)) {
     for_batch(batch, n, n * n * n, [&](int64_t b) { inf[b] = small_lu(a + b * n * n, n, piv + b * n); });
     return;
   }
@@ -155,11 +163,12 @@ void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
   const T* a = detail::host_data<T>(lu);
   const int32_t* piv = detail::host_data<int32_t>(pivots);
   T* b = detail::host_data<T>(rhs);
+  const bool small = small_regime(n);  // here: the mode is per thread, and the batch may run on others
   for_batch(batch, n, n * n * k, [&](int64_t i) {
     const T* ai = a + i * n * n;
     T* bi = b + i * n * k;
     apply_pivots(piv + i * n, bi, n, k);
-    if (n <= kSmallN) {
+    if (small) {
       small_trsm(ai, bi, n, k, /*left=*/true, /*upper=*/false, /*unit=*/true);
       small_trsm(ai, bi, n, k, /*left=*/true, /*upper=*/true, /*unit=*/false);
     } else {
@@ -174,9 +183,10 @@ void cholesky_typed(const Tensor& x, const Tensor& info) {
   const int64_t batch = x.size(0), n = x.size(1);
   T* a = detail::host_data<T>(x);
   int32_t* inf = detail::host_data<int32_t>(info);
+  const bool small = small_regime(n);
   for_batch(batch, n, n * n * n / 3, [&](int64_t b) {
     T* ab = a + b * n * n;
-    inf[b] = n <= kSmallN ? cholesky_small(ab, n)
+    inf[b] = small ? cholesky_small(ab, n)
                           : static_cast<int32_t>(potrf_lower_rowmajor(ab, static_cast<lapack_int>(n)));
   });
 }
@@ -186,10 +196,11 @@ void solve_triangular_typed(const Tensor& x, const Tensor& rhs, bool upper, bool
   const int64_t batch = x.size(0), n = x.size(1), k = left ? rhs.size(2) : rhs.size(1);
   const T* a = detail::host_data<T>(x);
   T* b = detail::host_data<T>(rhs);
+  const bool small = small_regime(n);
   for_batch(batch, n, n * n * k / 2, [&](int64_t i) {
     const T* ai = a + i * n * n;
     T* bi = b + i * n * k;
-    if (n > kSmallN) trsm_large(ai, bi, n, k, upper, left, unit);
+    if (!small) trsm_large(ai, bi, n, k, upper, left, unit);
     else small_trsm(ai, bi, n, k, left, upper, unit);
   });
 }

@@ -90,7 +90,7 @@ void reduce_float_stats(OpId op, const Tensor& x, const Geom& g, const Tensor& o
         return std::isinf(m) ? A(0) : static_cast<A>(m);
       });
       reduce_to<T>(x, g, out, red::ExpSumR<T>{}, shift.data(),
-                   [&shift](int64_t i, A a) { return shift[i] + std::log(a); });
+                   [&shift](int64_t i, A a) { return shift[i] + vec::log_acc(a); });
       return;
     }
     default:

@@ -69,7 +69,7 @@ void softmax_rows_vec(const Geom& g, const Geom& go, const T* xb, T* ob) {
     blocks(vec::RedOp::exp_sum_max, m, e);
     const float s = red::combine_blocks(sr, part.data(), nb);
     auto out = [&](int64_t ib, int64_t ie) {
-      if (kLog) row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, std::log(s));
+      if (kLog) row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, vec::log_f32(s));
       else if (keep) row_out(vec::RowOut::scale, ty, o + ib, e + ib, ie - ib, 1.0f / s, 0.0f);
       else row_out(vec::RowOut::exp_scale_max, ty, o + ib, x + ib, ie - ib, m, 1.0f / s);
     };
@@ -105,7 +105,7 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
   }
   std::vector<A> m(static_cast<size_t>(g.n_out)), s(static_cast<size_t>(g.n_out));
   red::run<T>(x, g, red::ExtremeR<T, true>{}, nullptr, [&](int64_t o, V a) { m[o] = static_cast<A>(a); });
-  red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? std::log(a) : A(1) / a; });
+  red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? vec::log_acc(a) : A(1) / a; });
   Shape keep = x.shape();
   keep[dim] = 1;
   const Tensor mt = wrap_rows(m, keep, x.shape(), x.device());

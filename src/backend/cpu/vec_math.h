@@ -159,6 +159,39 @@ inline float exp_f32(float x) {
   return (v * s1) * s2;
 }
 
+// log of one float32: the same IEEE operations in the same order as the
+// vectorised Log (vec_impl_math.h: float64 inside, rounded once), hence the
+// same bits, for the scalar steps that must agree with it (logsumexp,
+// log_softmax's log of the sum) and with the OpenCL kernels (common.cl's
+// log_f32_cpu, used in the reproducible mode's claims).
+inline float log_f32(float x) {
+  const double xd = x;  // float subnormals are normal doubles
+  const uint64_t bits = std::bit_cast<uint64_t>(xd);
+  const uint64_t mant = bits & 0x000fffffffffffffULL;
+  const uint64_t big = 1 - ((mant - (0x6a09e667f3bcdULL + 1)) >> 63);  // m > sqrt(2)
+  const uint64_t e = ((bits >> 52) & 0x7ff) + big;
+  const double m = std::bit_cast<double>((mant | 0x3ff0000000000000ULL) - (big << 52));
+  const double s = (m - 1.0) / (m + 1.0);
+  const double z = s * s;
+  double p = z * (2.0 / 13) + (2.0 / 11);
+  p = p * z + (2.0 / 9);
+  p = p * z + (2.0 / 7);
+  p = p * z + (2.0 / 5);
+  p = p * z + (2.0 / 3);
+  p = p * z + 2.0;
+  const double ed = std::bit_cast<double>(e + (std::bit_cast<uint64_t>(expc::kShift) - 1023)) - expc::kShift;
+  const double r = ed * 0.69314718055994530942 + s * p;
+  float y = static_cast<float>(r);
+  const float inf = __builtin_inff();
+  if (x == 0.0f) y = -inf;
+  if (x < 0.0f) y = __builtin_nanf("");
+  if (x == inf) y = inf;
+  return x != x ? x + x : y;
+}
+// The log of an accumulator: log_f32's bits for float32, the library's for float64.
+inline float log_acc(float a) { return log_f32(a); }
+inline double log_acc(double a) { return __builtin_log(a); }
+
 // The kernels of the level cpu_isa() picks (chosen once).
 const Kernels& kernels();
 // The kernels of one level, or nullptr when the CPU lacks it (for tests).

@@ -60,23 +60,30 @@ Capabilities capabilities(int index) {
   // The reproducible mode: reductions and cumsum run the CPU's blocked order
   // (reduce.cl), float32 exp and softmax are the CPU's (common.cl), the matmul
   // family runs the CPU's canonical chain (linear.cl's matmul_canon; integers
-  // are exact, wrapping as the CPU's loop does). NaN bits
+  // are exact, wrapping as the CPU's loop does), and the linear algebra runs
+  // the CPU's small-matrix loops (linalg.cl; the CPU takes them at every size
+  // in the mode, larger matrices than linalg_max_n go to it). NaN bits
   // (PoCL's fmod gives +NaN where the CPU's gives -NaN; NVIDIA's every NaN is
   // 0x7fffffff) are made canonical by the mode itself.
   const DtypeSet kAll = DtypeSet::all();
   // float32 (and the halves through it) log, tanh and sigmoid: the CPU's
   // float64-inside algorithms (common.cl), so only with float64, and a
-  // no-fp64 profile takes them back (reproducible_needs_fp64).
+  // no-fp64 profile takes them back (reproducible_needs_fp64); logsumexp and
+  // log_softmax end with that log (reduce.cl's log_acc).
   const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
-  for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid}) c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
+  for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid, OpId::logsumexp, OpId::log_softmax})
+    c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
+                                            {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
                                             {OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
                                             {OpId::softmax, {float16, bfloat16, float32}},
                                             {OpId::matmul, kAll}, {OpId::mm, kAll}, {OpId::bmm, kAll},
                                             {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},
-                                            {OpId::addmm, kAll}, {OpId::baddbmm, kAll}, {OpId::linear, kAll}},
+                                            {OpId::addmm, kAll}, {OpId::baddbmm, kAll}, {OpId::linear, kAll},
+                                            {OpId::lu_factor, kAll}, {OpId::lu_solve, kAll}, {OpId::solve, kAll},
+                                            {OpId::inv, kAll}, {OpId::cholesky, kAll}, {OpId::solve_triangular, kAll}},
                                  .except = {}});
   return c;
 }

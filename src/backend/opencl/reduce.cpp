@@ -3,9 +3,10 @@
 // means, products, max/min and norms: the kernels evaluate the CPU engine's
 // blocked order (reduce_impl.h), and never use atomics, so every run gives the
 // same bits. softmax of float32 and the halves is the CPU's too (its exp_f32
-// and product by the reciprocal, common.cl); log and float64 exp come from the
-// OpenCL library, so logsumexp, log_softmax and float64 softmax may differ
-// from the CPU in the last bits.
+// and product by the reciprocal, common.cl), and so are logsumexp and
+// log_softmax of those dtypes where the device has float64 (the CPU's log,
+// log_acc in reduce.cl); otherwise, and for float64, log and exp come from
+// the OpenCL library and may differ from the CPU in the last bits.
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -208,6 +208,20 @@ static inline acc_t stat_scale(acc_t m) {
 static inline acc_t stat_inverse(acc_t s) { return AFROM(((bits_t)(2 * S_BIAS) << S_MANT) - ABITS(s)); }
 #endif
 
+#if RED_FLOAT
+// The log of a float32 accumulator is the CPU's (common.cl's log_f32_cpu,
+// float64 inside) where the device has float64, so logsumexp and
+// log_softmax's denominator give its bits; float64 and devices without it use
+// the library's log.
+static inline acc_t log_acc(acc_t a) {
+#if CONCORD_HAS_FP64 && !RED_F64
+  return log_f32_cpu(a);
+#else
+  return log(a);
+#endif
+}
+#endif
+
 static inline acc_t red_post(acc_t a, int post, long div, param_t p) {
 #if RED_FLOAT && RED == RED_SQDEV
   const acc_t r = stat_inverse(p.x);
@@ -222,8 +236,8 @@ static inline acc_t red_post(acc_t a, int post, long div, param_t p) {
     case POST_DIV: return a / (acc_t)div;
     case POST_DIV_SQRT: return sqrt(a / (acc_t)div);
     case POST_SQRT: return sqrt(a);
-    case POST_ADD_LOG: return p + log(a);
-    case POST_LOG: return log(a);
+    case POST_ADD_LOG: return p + log_acc(a);
+    case POST_LOG: return log_acc(a);
     case POST_FINITE: return isinf(a) ? (acc_t)0 : a;
     default: return a;
   }
