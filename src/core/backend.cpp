@@ -16,15 +16,18 @@ namespace {
 }  // namespace
 
 // hi keeps e's sign and class: a tiny nonzero e must not become 0 (x**0 is 1
-// even for x = 0), so it becomes the smallest subnormal, whose pow is what
-// e's is (1, or 0/inf at 0/inf). e - hi is exact in double.
+// even for x = 0), so below the smallest normal float it becomes that normal
+// (not a subnormal: devices that flush subnormals, NVIDIA's, would read 0),
+// whose pow is what e's is (1 once rounded, or 0/inf at 0/inf, NaN at NaN),
+// and lo is 0. Otherwise e - hi is exact in double.
 ScalarExponent ScalarExponent::of(double e, bool wide) {
   ScalarExponent s;
   s.value = e;
   s.wide = wide;
   s.hi = static_cast<float>(e);
-  if (s.hi == 0.0f && e != 0.0) s.hi = std::copysign(std::numeric_limits<float>::denorm_min(), static_cast<float>(e));
-  if (std::isfinite(s.hi)) s.lo = static_cast<float>(e - static_cast<double>(s.hi));
+  const bool tiny = e != 0.0 && std::fabs(e) < static_cast<double>(std::numeric_limits<float>::min());
+  if (tiny) s.hi = std::copysign(std::numeric_limits<float>::min(), static_cast<float>(e));
+  else if (std::isfinite(s.hi)) s.lo = static_cast<float>(e - static_cast<double>(s.hi));
   s.integer = std::isinf(e) || (std::isfinite(e) && std::trunc(e) == e);
   s.odd = std::isfinite(e) && std::trunc(e) == e && std::fabs(std::fmod(e, 2.0)) == 1.0;
   return s;

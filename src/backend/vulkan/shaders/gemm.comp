@@ -88,9 +88,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ar
 layout(push_constant) uniform Push { Args args; } pc;
 
 // +1 column (specialization constant 1, PAD) so that the panel stores of a
-// K-fast load do not all hit one bank (without it, 16-way conflicts made the
-// RB = 8 blocks 5x slower than RB = 4 on an H200); the host sets it where the
-// two panels then still fit the device's shared memory.
+// K-fast load do not all hit one bank; the host sets it where the two padded
+// panels still fit the device's shared memory (RB = 8 with 8-byte types may not).
 layout(constant_id = 1) const int PAD = 1;
 shared ACC sa[TK][TILE + PAD];
 shared ACC sb[TK][TILE + PAD];
