@@ -162,7 +162,7 @@ inline float exp_f32(float x) {
 // log of one float32: the same IEEE operations in the same order as the
 // vectorised Log (vec_impl_math.h: float64 inside, rounded once), hence the
 // same bits, for the scalar steps that must agree with it (logsumexp,
-// log_softmax's log of the sum) and with the OpenCL kernels (common.cl's
+// log_softmax's log of the sum) and with the OpenCL kernels (cpu_math.cl's
 // log_f32_cpu, used in the reproducible mode's claims).
 inline float log_f32(float x) {
   const double xd = x;  // float subnormals are normal doubles

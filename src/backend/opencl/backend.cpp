@@ -67,7 +67,7 @@ Capabilities capabilities(int index) {
   // 0x7fffffff) are made canonical by the mode itself.
   const DtypeSet kAll = DtypeSet::all();
   // float32 (and the halves through it) log, tanh and sigmoid: the CPU's
-  // float64-inside algorithms (common.cl), so only with float64, and a
+  // float64-inside algorithms (cpu_math.cl), so only with float64, and a
   // no-fp64 profile takes them back (reproducible_needs_fp64); logsumexp and
   // log_softmax end with that log (reduce.cl's log_acc).
   const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
@@ -144,10 +144,12 @@ cl_program OpenClBackend::program(const std::string& file, const std::string& ex
   if (auto hit = programs_.find(key); hit != programs_.end()) return hit->second;
   const auto& src = embedded_sources();
   std::string text;
-  // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl, then the family.
+  // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl
+  // and cpu_math.cl, then the family.
   for (const auto& [name, body] : src)
     if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += body + "\n";
-  if (auto it = src.find("common.cl"); it != src.end()) text += it->second + "\n";
+  for (const char* shared : {"common.cl", "cpu_math.cl"})
+    if (auto it = src.find(shared); it != src.end()) text += it->second + "\n";
   auto it = src.find(file);
   if (it == src.end()) throw DeviceError("[opencl] kernel file " + file + " is not embedded in this build");
   text += it->second;

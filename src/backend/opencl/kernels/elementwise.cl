@@ -77,7 +77,7 @@ FLOOR_DIVIDE(double)
 
 #define EXP_float(x, w) exp_f32(x)
 #define EXP_double(x, w) exp(w)
-// float32 (and the halves) with float64: the CPU's algorithms (common.cl), so
+// float32 (and the halves) with float64: the CPU's algorithms (cpu_math.cl), so
 // its bits; without float64, float32 math on the device's own terms.
 #if CONCORD_HAS_FP64
 #define LOG_float(x, w) log_f32_cpu(x)

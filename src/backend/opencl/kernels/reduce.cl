@@ -209,7 +209,7 @@ static inline acc_t stat_inverse(acc_t s) { return AFROM(((bits_t)(2 * S_BIAS) <
 #endif
 
 #if RED_FLOAT
-// The log of a float32 accumulator is the CPU's (common.cl's log_f32_cpu,
+// The log of a float32 accumulator is the CPU's (cpu_math.cl's log_f32_cpu,
 // float64 inside) where the device has float64, so logsumexp and
 // log_softmax's denominator give its bits; float64 and devices without it use
 // the library's log.
