@@ -399,7 +399,8 @@ TEST(PhiloxOpenCl, SharedHeaderGivesCpuBits) {
   namespace ocl = detail::ocl;
   if (ocl::device_count() == 0) GTEST_SKIP() << "no OpenCL device on this machine";
   const auto& sources = ocl::embedded_sources();
-  const auto it = sources.find("philox.h");
+  const auto base = sources.find("canon_base.h"), it = sources.find("philox.h");
+  ASSERT_NE(base, sources.end()) << "canon_base.h is not embedded";
   ASSERT_NE(it, sources.end()) << "philox.h is not embedded";
   const size_t n = 1 << 18;
   const uint64_t seed = 0xfeedface12345678ull;
@@ -407,7 +408,7 @@ TEST(PhiloxOpenCl, SharedHeaderGivesCpuBits) {
   for (size_t dev = 0; dev < ocl::device_count(); ++dev) {
     SCOPED_TRACE("opencl:" + std::to_string(dev));
     ocl::Context& c = ocl::context(dev);
-    cl_program p = c.program("test_random_probe", it->second + "\n" + kProbeKernels);
+    cl_program p = c.program("test_random_probe", base->second + "\n" + it->second + "\n" + kProbeKernels);
     cl_mem uf = c.alloc(n * 4), nf = c.alloc(n * 4), uh = c.alloc(n * 2), nh = c.alloc(n * 2), ri = c.alloc(n * 8);
     c.launch(c.kernel(p, "probe"), {n, 1, 1}, {0, 0, 0}, 1, seed, low, static_cast<uint64_t>(high - low), uf, nf, uh,
              nh, ri);

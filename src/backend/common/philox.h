@@ -34,36 +34,12 @@
 #ifndef CONCORD_PHILOX_H
 #define CONCORD_PHILOX_H
 
-#ifdef __OPENCL_VERSION__
-typedef uint concord_u32;
-typedef ulong concord_u64;
-typedef long concord_i64;
-#if defined(CONCORD_HAS_FP64) && CONCORD_HAS_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define CONCORD_PHILOX_F64 1
-#else
-#define CONCORD_PHILOX_F64 0
+#ifndef __OPENCL_VERSION__
+#include "backend/common/canon_base.h"
 #endif
-/* Scoped to each function body below, so other kernels keep their setting. */
-#define CONCORD_PHILOX_NO_CONTRACT _Pragma("OPENCL FP_CONTRACT OFF")
-static inline int concord_clz32(concord_u32 x) { return (int)clz(x); }
-static inline int concord_clz64(concord_u64 x) { return (int)clz(x); }
-#define CONCORD_SQRT_F32(x) sqrt(x)
-#define CONCORD_SQRT_F64(x) sqrt(x)
-#else
-#include <stdint.h>
-typedef uint32_t concord_u32;
-typedef uint64_t concord_u64;
-typedef int64_t concord_i64;
-#define CONCORD_PHILOX_F64 1
-/* The C++ side is built with -ffp-contract=off. */
-#define CONCORD_PHILOX_NO_CONTRACT
-static inline int concord_clz32(concord_u32 x) { return __builtin_clz(x); }
-static inline int concord_clz64(concord_u64 x) { return __builtin_clzll(x); }
-/* IEEE sqrt (correctly rounded), without needing <math.h>. */
-#define CONCORD_SQRT_F32(x) __builtin_sqrtf(x)
-#define CONCORD_SQRT_F64(x) __builtin_sqrt(x)
-#endif
+/* canon_base.h's portability layer under this file's historical names. */
+#define CONCORD_PHILOX_F64 CONCORD_CANON_F64
+#define CONCORD_PHILOX_NO_CONTRACT CONCORD_NO_CONTRACT
 
 typedef struct {
   concord_u32 w0, w1, w2, w3;
