@@ -390,6 +390,16 @@ def where(arg0: concord.Tensor, arg1: object, arg2: object, /) -> concord.Tensor
 
 def clamp(input: concord.Tensor, min: object | None = None, max: object | None = None) -> concord.Tensor: ...
 
+def nonzero(input: concord.Tensor) -> concord.Tensor:
+    """
+    Indices of the nonzero (true) elements, int64 [count, ndim], row-major; reads the values on the host.
+    """
+
+def masked_select(input: concord.Tensor, mask: concord.Tensor) -> concord.Tensor:
+    """
+    The elements of x where the bool mask is true (broadcast together), 1-D in row-major order.
+    """
+
 def cat(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor: ...
 
 def stack(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor: ...

@@ -215,6 +215,12 @@ void bind_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     gil_scoped_release rel;
     return clamp(t, l, h);
   }, nb::arg("input"), nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
+  m.def("nonzero", [](const Tensor& x) { gil_scoped_release r; return nonzero(x); },
+        "Indices of the nonzero (true) elements, int64 [count, ndim], row-major; reads the values on the host.",
+        nb::arg("input"));
+  m.def("masked_select", [](const Tensor& x, const Tensor& mask) { gil_scoped_release r; return masked_select(x, mask); },
+        "The elements of x where the bool mask is true (broadcast together), 1-D in row-major order.",
+        nb::arg("input"), nb::arg("mask"));
   m.def("cat", [](const std::vector<Tensor>& xs, int64_t dim) { gil_scoped_release r; return cat(xs, dim); },
         nb::arg("tensors"), nb::arg("dim") = 0);
   m.def("stack", [](const std::vector<Tensor>& xs, int64_t dim) { gil_scoped_release r; return stack(xs, dim); },
