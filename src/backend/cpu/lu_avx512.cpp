@@ -26,6 +26,8 @@ struct F32 {
   using T = float;
   using V = __m512;
   static constexpr int kW = 16, kR = 4;
+  static constexpr bool kPanelTranspose = false;
+  static constexpr int kBlockFrom = 48;
   CONCORD_AVX512 static V set1(T v) { return _mm512_set1_ps(v); }
   CONCORD_AVX512 static V load(const T* p) { return _mm512_loadu_ps(p); }
   CONCORD_AVX512 static void store(T* p, V v) { _mm512_storeu_ps(p, v); }
@@ -52,6 +54,8 @@ struct F64 {
   using T = double;
   using V = __m512d;
   static constexpr int kW = 8, kR = 4;
+  static constexpr bool kPanelTranspose = false;
+  static constexpr int kBlockFrom = 48;
   CONCORD_AVX512 static V set1(T v) { return _mm512_set1_pd(v); }
   CONCORD_AVX512 static V load(const T* p) { return _mm512_loadu_pd(p); }
   CONCORD_AVX512 static void store(T* p, V v) { _mm512_storeu_pd(p, v); }

@@ -9,17 +9,26 @@
 //   mask(c) (the first c lanes, clamped to [0, kW]), load(m, p) (masked lanes
 //   0), store(p, m, v), bits(m) (lane l as bit l), abs, max(a, b) (b where a
 //   is NaN), reduce_max, eq(a, b) (a lane bitmask), gather(m, p, stride)
-//   (lane l = p[l * stride]), and kR, the rows of one register tile.
+//   (lane l = p[l * stride]), kR, the rows of one register tile, kBlockFrom,
+//   the size from which the LU is blocked, and
+//   kPanelTranspose: whether S copies full panels (kPanel columns) between
+//   a's rows and the column-major copy itself, panel_in(P, ldp, a, n, rows)
+//   and panel_out(a, n, P, ldp, rows), each returning the rows it did (a
+//   multiple of kW; gathers do the rest).
 //
 // The including files are built for plain x86-64, each function marked with
 // LU_TARGET: the std:: helpers instantiated here stay baseline code, safe for
 // the linker to merge with any other copy.
+
+constexpr int kPanel = 8;  // the blocked LU's panel width (lu_blocked)
+constexpr int64_t kMaxN = 128;
+
 // y -= l * x on m elements (the product rounded, then the difference: no
 // FMA). No masked stores: one does not forward to the next column's loads.
 // The tail is an unmasked vector ending at y + m, computed from the values
 // before the update, so its overlap with the last full vector gets the same bits.
 template <class S>
-LU_TARGET void axpy_sub(typename S::T* y, const typename S::T* x, typename S::T l, int64_t m) {
+LU_TARGET inline __attribute__((always_inline)) void axpy_sub(typename S::T* y, const typename S::T* x, typename S::T l, int64_t m) {
   if (m < S::kW) {
     for (int64_t j = 0; j < m; ++j) y[j] -= l * x[j];
     return;
@@ -157,12 +166,35 @@ LU_TARGET void tile_update(typename S::T* a, int64_t n, int64_t i, int64_t j, co
     }
 }
 
+// The panel's rows right of it (U12), one vector of columns from j (masked
+// by m unless Full): row r takes -= l·(row c) for the panel's steps c < r in
+// ascending order, row c already final, as the unblocked loop does to each
+// element; the kPanel rows stay in registers for all the steps.
+template <class S, bool Full>
+LU_TARGET void u12_block(typename S::T* a, int64_t n, int64_t k0, int64_t j, unsigned live, typename S::M m) {
+  using V = typename S::V;
+  V x[kPanel];
+#pragma GCC unroll 8
+  for (int r = 0; r < kPanel; ++r) x[r] = Full ? S::load(a + (k0 + r) * n + j) : S::load(m, a + (k0 + r) * n + j);
+#pragma GCC unroll 8
+  for (int r = 1; r < kPanel; ++r) {
+    const typename S::T* lr = a + (k0 + r) * n + k0;
+#pragma GCC unroll 8
+    for (int c = 0; c < r; ++c)
+      if (live >> c & 1u) x[r] = S::mul_sub(x[r], S::set1(lr[c]), x[c]);
+    if (Full) S::store(a + (k0 + r) * n + j, x[r]);
+    else S::store(a + (k0 + r) * n + j, m, x[r]);
+  }
+}
+
 // Rows [i0, n) of the column block at j, S::kR rows per tile.
 template <class S, int NV, bool Full>
 LU_TARGET void tile_rows(typename S::T* a, int64_t n, int64_t i0, int64_t j, const int64_t* ks, int nk,
                          const typename S::M* m) {
   int64_t i = i0;
   for (; i + S::kR <= n; i += S::kR) tile_update<S, S::kR, NV, Full>(a, n, i, j, ks, nk, m);
+  if constexpr (S::kR > 4)
+    for (; i + 4 <= n; i += 4) tile_update<S, 4, NV, Full>(a, n, i, j, ks, nk, m);
   for (; i < n; ++i) tile_update<S, 1, NV, Full>(a, n, i, j, ks, nk, m);
 }
 
@@ -178,8 +210,6 @@ LU_TARGET void tile_rows(typename S::T* a, int64_t n, int64_t i0, int64_t j, con
 //   3. the rows below take all the panel's steps per element at once
 //      (tile_update), the GEMM-shaped bulk of the work.
 // Steps with a zero pivot do nothing, as in the unblocked loop.
-constexpr int64_t kPanel = 8;
-constexpr int64_t kMaxN = 128;
 
 template <class S>
 LU_TARGET int32_t lu_blocked(typename S::T* a, int64_t n, int32_t* piv) {
@@ -187,9 +217,12 @@ LU_TARGET int32_t lu_blocked(typename S::T* a, int64_t n, int32_t* piv) {
   alignas(64) T P[kPanel][kMaxN];
   int32_t info = 0;
   for (int64_t k0 = 0; k0 < n; k0 += kPanel) {
-    const int64_t b = std::min(kPanel, n - k0), rows = n - k0, k1 = k0 + b;
+    const int64_t b = std::min<int64_t>(kPanel, n - k0), rows = n - k0, k1 = k0 + b;
+    int64_t r0 = 0;  // rows copied by S's transposes (full panels only), the rest gathered
+    if constexpr (S::kPanelTranspose)
+      if (b == kPanel) r0 = S::panel_in(P[0], kMaxN, a + k0 * n + k0, n, rows);
     for (int64_t c = 0; c < b; ++c)
-      for (int64_t r = 0; r < rows; r += S::kW) S::store(P[c] + r, S::gather(S::mask(rows - r), a + (k0 + r) * n + k0 + c, n));
+      for (int64_t r = r0; r < rows; r += S::kW) S::store(P[c] + r, S::gather(S::mask(rows - r), a + (k0 + r) * n + k0 + c, n));
     int64_t ks[kPanel];
     int nk = 0;
     for (int64_t c = 0; c < b; ++c) {
@@ -212,17 +245,23 @@ LU_TARGET int32_t lu_blocked(typename S::T* a, int64_t n, int32_t* piv) {
       div_range<S>(col + c + 1, col[c], m);
       for (int64_t cc = c + 1; cc < b; ++cc) axpy_sub<S>(P[cc] + c + 1, col + c + 1, P[cc][c], m);
     }
+    r0 = 0;
+    if constexpr (S::kPanelTranspose)
+      if (b == kPanel) r0 = S::panel_out(a + k0 * n + k0, n, P[0], kMaxN, rows);
     for (int64_t c0 = 0; c0 < b; c0 += S::kW) {  // back to the rows, S::kW panel columns at a time
       const typename S::M bm = S::mask(b - c0);
       if (b - c0 >= S::kW)
-        for (int64_t r = 0; r < rows; ++r) S::store(a + (k0 + r) * n + k0 + c0, S::gather(bm, P[c0] + r, kMaxN));
+        for (int64_t r = r0; r < rows; ++r) S::store(a + (k0 + r) * n + k0 + c0, S::gather(bm, P[c0] + r, kMaxN));
       else
-        for (int64_t r = 0; r < rows; ++r) S::store(a + (k0 + r) * n + k0 + c0, bm, S::gather(bm, P[c0] + r, kMaxN));
+        for (int64_t r = r0; r < rows; ++r) S::store(a + (k0 + r) * n + k0 + c0, bm, S::gather(bm, P[c0] + r, kMaxN));
     }
     if (nk == 0 || k1 == n) continue;
-    const int64_t w = n - k1;
-    for (int64_t r = k0 + 1; r < k1; ++r)
-      for (int q = 0; q < nk && ks[q] < r; ++q) axpy_sub<S>(a + r * n + k1, a + ks[q] * n + k1, a[r * n + ks[q]], w);
+    unsigned live = 0;  // bit c: step k0 + c had a pivot (b == kPanel here: only the last panel is narrower)
+    for (int q = 0; q < nk; ++q) live |= 1u << (ks[q] - k0);
+    for (int64_t j = k1; j < n; j += S::kW) {
+      if (n - j >= S::kW) u12_block<S, true>(a, n, k0, j, live, S::mask(S::kW));
+      else u12_block<S, false>(a, n, k0, j, live, S::mask(n - j));
+    }
     for (int64_t j = k1; j < n; j += 2 * S::kW) {
       const int64_t c = n - j;
       const typename S::M m[2] = {S::mask(c), S::mask(c - S::kW)};
@@ -237,9 +276,10 @@ LU_TARGET int32_t lu_blocked(typename S::T* a, int64_t n, int32_t* piv) {
 
 template <class S>
 LU_TARGET int32_t lu(typename S::T* a, int64_t n, int32_t* piv) {
-  // Below ~6 panels the copies and gathers cost more than the blocking saves
-  // (measured against the unblocked loop: 0.7x at n = 16, 0.9x at 32, 1.1-1.4x at
-  // 64, 1.3-1.5x at 100-128).
-  return n >= 6 * kPanel && n <= kMaxN ? lu_blocked<S>(a, n, piv) : lu_unblocked<S>(a, n, piv);
+  // Below S::kBlockFrom the panel copies cost more than the blocking saves
+  // (AVX-512, against the unblocked loop: 0.7x at n = 16, 0.9x at 32,
+  // 1.1-1.4x at 64, 1.3-1.5x at 100-128; AVX2, with transposed copies and
+  // 6-row tiles: 1.0x at 32, 1.3x at 47, 1.6x at 64, on a Zen 4 EPYC).
+  return n >= S::kBlockFrom && n <= kMaxN ? lu_blocked<S>(a, n, piv) : lu_unblocked<S>(a, n, piv);
 }
 
