@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "backend/cpu/vec_math.h"
@@ -87,6 +88,8 @@ struct F32 {
   CONCORD_AVX2 static V load(M m, const T* p) { return _mm256_maskload_ps(p, m); }
   CONCORD_AVX2 static void store(T* p, M m, V v) { _mm256_maskstore_ps(p, m, v); }
   CONCORD_AVX2 static unsigned bits(M m) { return unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(m))); }
+  CONCORD_AVX2 static V blend(M m, V a, V b) { return _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m)); }
+  CONCORD_AVX2 static V and_mask(M m, V v) { return _mm256_and_ps(v, _mm256_castsi256_ps(m)); }
   CONCORD_AVX2 static V abs(V v) { return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
   CONCORD_AVX2 static V max(V a, V b) { return _mm256_max_ps(a, b); }  // b where a is NaN
   CONCORD_AVX2 static T reduce_max(V v) {  // v holds no NaN (pivot_row): any order gives the same maximum
@@ -121,6 +124,8 @@ struct F64 {
   CONCORD_AVX2 static V load(M m, const T* p) { return _mm256_maskload_pd(p, m); }
   CONCORD_AVX2 static void store(T* p, M m, V v) { _mm256_maskstore_pd(p, m, v); }
   CONCORD_AVX2 static unsigned bits(M m) { return unsigned(_mm256_movemask_pd(_mm256_castsi256_pd(m))); }
+  CONCORD_AVX2 static V blend(M m, V a, V b) { return _mm256_blendv_pd(a, b, _mm256_castsi256_pd(m)); }
+  CONCORD_AVX2 static V and_mask(M m, V v) { return _mm256_and_pd(v, _mm256_castsi256_pd(m)); }
   CONCORD_AVX2 static V abs(V v) { return _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff))); }
   CONCORD_AVX2 static V max(V a, V b) { return _mm256_max_pd(a, b); }  // b where a is NaN
   CONCORD_AVX2 static T reduce_max(V v) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "backend/cpu/vec_math.h"
@@ -38,6 +39,8 @@ struct F32 {
   CONCORD_AVX512 static V load(M m, const T* p) { return _mm512_maskz_loadu_ps(m, p); }
   CONCORD_AVX512 static void store(T* p, M m, V v) { _mm512_mask_storeu_ps(p, m, v); }
   static unsigned bits(M m) { return m; }
+  CONCORD_AVX512 static V blend(M m, V a, V b) { return _mm512_mask_blend_ps(m, a, b); }
+  CONCORD_AVX512 static V and_mask(M m, V v) { return _mm512_maskz_mov_ps(m, v); }
   CONCORD_AVX512 static V abs(V v) { return _mm512_abs_ps(v); }
   CONCORD_AVX512 static V max(V a, V b) { return _mm512_max_ps(a, b); }  // b where a is NaN
   CONCORD_AVX512 static T reduce_max(V v) { return _mm512_reduce_max_ps(v); }
@@ -66,6 +69,8 @@ struct F64 {
   CONCORD_AVX512 static V load(M m, const T* p) { return _mm512_maskz_loadu_pd(m, p); }
   CONCORD_AVX512 static void store(T* p, M m, V v) { _mm512_mask_storeu_pd(p, m, v); }
   static unsigned bits(M m) { return m; }
+  CONCORD_AVX512 static V blend(M m, V a, V b) { return _mm512_mask_blend_pd(m, a, b); }
+  CONCORD_AVX512 static V and_mask(M m, V v) { return _mm512_maskz_mov_pd(m, v); }
   CONCORD_AVX512 static V abs(V v) { return _mm512_abs_pd(v); }
   CONCORD_AVX512 static V max(V a, V b) { return _mm512_max_pd(a, b); }  // b where a is NaN
   CONCORD_AVX512 static T reduce_max(V v) { return _mm512_reduce_max_pd(v); }

@@ -2,12 +2,13 @@
 // S (the contract, the order of operations and why it gives the bits of
 // linalg_small.h's lu_small: lu_avx512.h). Include inside an anonymous
 // namespace, after defining LU_TARGET (the function attribute of the ISA) and
-// the S types; needs <immintrin.h>, <algorithm>, <cmath>, <utility>.
+// the S types; needs <immintrin.h>, <algorithm>, <cmath>, <limits>, <utility>.
 //
 // S provides, for element type T in vectors V of kW lanes with masks M:
 //   set1, load(p), store(p, v), mul_sub(y, l, x) = y - l*x (no FMA), div,
 //   mask(c) (the first c lanes, clamped to [0, kW]), load(m, p) (masked lanes
-//   0), store(p, m, v), bits(m) (lane l as bit l), abs, max(a, b) (b where a
+//   0), store(p, m, v), bits(m) (lane l as bit l), blend(m, a, b) (b in m's
+//   lanes, else a), and_mask(m, v) (0 outside m), abs, max(a, b) (b where a
 //   is NaN), reduce_max, eq(a, b) (a lane bitmask), gather(m, p, stride)
 //   (lane l = p[l * stride]), kR, the rows of one register tile, kBlockFrom,
 //   the size from which the LU is blocked, and
@@ -79,19 +80,6 @@ LU_TARGET int32_t lu_unblocked(typename V::T* a, int64_t n, int32_t* piv) {
   return info;
 }
 
-// y /= d on m elements, as axpy_sub (an overlapping last vector, no scalar tail).
-template <class S>
-LU_TARGET void div_range(typename S::T* y, typename S::T d, int64_t m) {
-  if (m < S::kW) {
-    for (int64_t j = 0; j < m; ++j) y[j] /= d;
-    return;
-  }
-  const typename S::V vd = S::set1(d);
-  const typename S::V tail = S::div(S::load(y + m - S::kW), vd);
-  for (int64_t j = 0; j + S::kW <= m; j += S::kW) S::store(y + j, S::div(S::load(y + j), vd));
-  S::store(y + m - S::kW, tail);
-}
-
 // Swaps x[0, m) and y[0, m).
 template <class S>
 LU_TARGET void swap_range(typename S::T* x, typename S::T* y, int64_t m) {
@@ -110,20 +98,60 @@ LU_TARGET void swap_range(typename S::T* x, typename S::T* y, int64_t m) {
 
 // The pivot row of a contiguous column below and at c: the first largest |v|,
 // as the scalar search (v > best, best starting at |col[c]|: a NaN never
-// wins, and a NaN at c keeps c).
+// wins, and a NaN at c keeps c). mx: the largest non-NaN |v| below c (or
+// anything not above it when there is none; NaN when unknown, then searched).
 template <class S>
-LU_TARGET int64_t pivot_row(const typename S::T* col, int64_t c, int64_t rows) {
+LU_TARGET int64_t pivot_row(const typename S::T* col, int64_t c, int64_t rows, typename S::T mx) {
   using T = typename S::T;
   const T b0 = std::abs(col[c]);
   if (b0 != b0) return c;
-  typename S::V m = S::set1(b0);
-  for (int64_t r = c + 1; r < rows; r += S::kW) m = S::max(S::abs(S::load(S::mask(rows - r), col + r)), m);
-  const T mx = S::reduce_max(m);
+  if (mx != mx) {
+    typename S::V m = S::set1(b0);
+    for (int64_t r = c + 1; r < rows; r += S::kW) m = S::max(S::abs(S::load(S::mask(rows - r), col + r)), m);
+    mx = S::reduce_max(m);
+  }
   if (!(mx > b0)) return c;
   const typename S::V vm = S::set1(mx);
   for (int64_t r = c + 1;; r += S::kW)
     if (const unsigned hit = S::eq(S::abs(S::load(S::mask(rows - r), col + r)), vm) & S::bits(S::mask(rows - r)))
       return r + __builtin_ctz(hit);
+}
+
+// Step c of the panel (the pivot at row c, rows [0, rows) of columns P[c..b)),
+// in one pass over vectors of rows: the column below c divided by the
+// pivot, then each column right of it takes -= u·l (u its row-c element),
+// the same operations as the unblocked loop. Lanes at or above row c keep
+// their values (a blend, not a masked store, which would not forward to the
+// next step's loads); lanes past `rows` are scratch. Returns the largest
+// non-NaN |v| of column c + 1 below row c (0 if none): its pivot search's
+// first pass, done on the values as they are stored.
+template <class S>
+LU_TARGET typename S::T panel_step(typename S::T (*P)[kMaxN], int64_t c, int64_t b, int64_t rows) {
+  using V = typename S::V;
+  const V zero = S::set1(0), piv = S::set1(P[c][c]);
+  V u[kPanel];
+  for (int64_t cc = c + 1; cc < b; ++cc) u[cc] = S::set1(P[cc][c]);
+  V mx = zero;
+  int64_t r = (c + 1) / S::kW * S::kW;
+  const typename S::M keep = S::mask(c + 1 - r);  // rows <= c in the first vector
+  for (bool first = true; r < rows; r += S::kW, first = false) {
+    const V x = S::load(P[c] + r);
+    V l = S::div(x, piv);
+    if (first) l = S::blend(keep, l, x);
+    S::store(P[c] + r, l);
+    for (int64_t cc = c + 1; cc < b; ++cc) {
+      const V y = S::load(P[cc] + r);
+      V z = S::mul_sub(y, u[cc], l);
+      if (first) z = S::blend(keep, z, y);
+      S::store(P[cc] + r, z);
+      if (cc == c + 1) {
+        V v = S::and_mask(S::mask(rows - r), S::abs(z));
+        if (first) v = S::blend(keep, v, zero);
+        mx = S::max(v, mx);
+      }
+    }
+  }
+  return S::reduce_max(mx);
 }
 
 // The trailing update of R rows from row i, NV vectors of columns from j
@@ -225,9 +253,11 @@ LU_TARGET int32_t lu_blocked(typename S::T* a, int64_t n, int32_t* piv) {
       for (int64_t r = r0; r < rows; r += S::kW) S::store(P[c] + r, S::gather(S::mask(rows - r), a + (k0 + r) * n + k0 + c, n));
     int64_t ks[kPanel];
     int nk = 0;
+    T mx = std::numeric_limits<T>::quiet_NaN();  // column c's first search pass, from step c - 1
     for (int64_t c = 0; c < b; ++c) {
       T* col = P[c];
-      const int64_t p = pivot_row<S>(col, c, rows);
+      const int64_t p = pivot_row<S>(col, c, rows, mx);
+      mx = std::numeric_limits<T>::quiet_NaN();
       piv[k0 + c] = static_cast<int32_t>(k0 + p + 1);
       if (col[p] == T(0)) {
         if (info == 0) info = static_cast<int32_t>(k0 + c + 1);
@@ -241,9 +271,10 @@ LU_TARGET int32_t lu_blocked(typename S::T* a, int64_t n, int32_t* piv) {
         swap_range<S>(x + k1, y + k1, n - k1);
       }
       ks[nk++] = k0 + c;
-      const int64_t m = rows - c - 1;
-      div_range<S>(col + c + 1, col[c], m);
-      for (int64_t cc = c + 1; cc < b; ++cc) axpy_sub<S>(P[cc] + c + 1, col + c + 1, P[cc][c], m);
+      if (c + 1 < rows) {
+        const T m = panel_step<S>(P, c, b, rows);
+        if (c + 1 < b) mx = m;
+      }
     }
     r0 = 0;
     if constexpr (S::kPanelTranspose)
