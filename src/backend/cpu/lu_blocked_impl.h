@@ -233,8 +233,10 @@ LU_TARGET void tile_rows(typename S::T* a, int64_t n, int64_t i0, int64_t j, con
 // order across elements changes:
 //   1. the panel (rows k0.., its columns) is factored in a column-major copy,
 //      where the pivot search, the divisions and the updates run down
-//      contiguous columns; its row swaps are applied to the rest of the rows;
-//   2. the panel's rows right of it take the panel's steps, row by row (U12);
+//      contiguous columns, one pass per step (panel_step); its row swaps are
+//      applied to the rest of the rows;
+//   2. the panel's rows right of it take the panel's steps in registers (U12,
+//      u12_block);
 //   3. the rows below take all the panel's steps per element at once
 //      (tile_update), the GEMM-shaped bulk of the work.
 // Steps with a zero pivot do nothing, as in the unblocked loop.
