@@ -27,23 +27,17 @@ namespace {
 alignas(64) constexpr int32_t kMask32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(64) constexpr int64_t kMask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
 
-// In-register transpose of 8 rows of 8 floats.
-CONCORD_AVX2 inline void transpose8(__m256 (&v)[8]) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(v[i], v[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(v[i], v[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
-    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-  }
-  for (int i = 0; i < 4; ++i) {
-    v[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    v[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
+// 4 x 4 transposes inside each 128-bit half: v[i] = [row i | row i + 4] of
+// 4 floats becomes [column i, rows 0-3 | column i, rows 4-7] (and back: it
+// is its own inverse). The halves never cross, which keeps the 8 x 8 panel
+// transposes off AVX2's slower lane-crossing shuffles.
+CONCORD_AVX2 inline void transpose4x2(__m256 (&v)[4]) {
+  const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  v[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+  v[1] = _mm256_shuffle_ps(t0, t2, 0xee);
+  v[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+  v[3] = _mm256_shuffle_ps(t1, t3, 0xee);
 }
 
 struct F32 {
@@ -52,28 +46,36 @@ struct F32 {
   using M = __m256i;
   static constexpr int kW = 8;
   static constexpr int kR = 6;  // 6 rows x 2 vectors: 12 accumulators, 2 panel rows, 1 multiplier of 16 registers
-  // Full panels move by 8 x 8 transposes: Zen 4 runs AVX2 gathers at about
-  // one element per cycle, which made the copies a quarter of a 64 x 64 LU.
+  // Full panels move by 8 x 8 transposes (two 4-column halves): Zen 4 runs
+  // AVX2 gathers at about one element per cycle, which made the copies a
+  // quarter of a 64 x 64 LU.
   static constexpr bool kPanelTranspose = true;
   static constexpr int kBlockFrom = 32;  // the unblocked loop's time at 32, 0.75x of it from 40
   CONCORD_AVX2 static int64_t panel_in(T* P, int64_t ldp, const T* a, int64_t n, int64_t rows) {
     int64_t r = 0;
-    for (; r + 8 <= rows; r += 8) {
-      V v[8];
-      for (int i = 0; i < 8; ++i) v[i] = load(a + (r + i) * n);
-      transpose8(v);
-      for (int c = 0; c < 8; ++c) store(P + c * ldp + r, v[c]);
-    }
+    for (; r + 8 <= rows; r += 8)
+      for (int h = 0; h < 8; h += 4) {  // columns h..h+3
+        V v[4];
+        for (int i = 0; i < 4; ++i)
+          v[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + (r + i) * n + h)),
+                                      _mm_loadu_ps(a + (r + i + 4) * n + h), 1);
+        transpose4x2(v);
+        for (int c = 0; c < 4; ++c) store(P + (h + c) * ldp + r, v[c]);
+      }
     return r;
   }
   CONCORD_AVX2 static int64_t panel_out(T* a, int64_t n, const T* P, int64_t ldp, int64_t rows) {
     int64_t r = 0;
-    for (; r + 8 <= rows; r += 8) {
-      V v[8];
-      for (int c = 0; c < 8; ++c) v[c] = load(P + c * ldp + r);
-      transpose8(v);
-      for (int i = 0; i < 8; ++i) store(a + (r + i) * n, v[i]);
-    }
+    for (; r + 8 <= rows; r += 8)
+      for (int h = 0; h < 8; h += 4) {
+        V v[4];
+        for (int c = 0; c < 4; ++c) v[c] = load(P + (h + c) * ldp + r);
+        transpose4x2(v);
+        for (int i = 0; i < 4; ++i) {
+          _mm_storeu_ps(a + (r + i) * n + h, _mm256_castps256_ps128(v[i]));
+          _mm_storeu_ps(a + (r + i + 4) * n + h, _mm256_extractf128_ps(v[i], 1));
+        }
+      }
     return r;
   }
   CONCORD_AVX2 static V set1(T v) { return _mm256_set1_ps(v); }
