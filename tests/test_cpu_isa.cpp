@@ -89,7 +89,7 @@ TEST(CpuIsa, DISABLED_Digest) {
     h = fnv(h, linalg::lu_factor(at).LU);
   }
   // The small LU with row swaps (not diagonally dominant) across its paths:
-  // ragged panels and edges (37: blocked from 32 on AVX2, unblocked on
+  // ragged panels and edges (37: blocked from 24 on AVX2, unblocked on
   // AVX-512; 100: blocked on both), and the reproducible mode past the small
   // regime (130: every level's unblocked loop, which that mode must keep).
   for (Dtype t : {float32, float64}) {

@@ -46,11 +46,11 @@ struct F32 {
   using M = __m256i;
   static constexpr int kW = 8;
   static constexpr int kR = 6;  // 6 rows x 2 vectors: 12 accumulators, 2 panel rows, 1 multiplier of 16 registers
-  // Full panels move by 8 x 8 transposes (two 4-column halves): Zen 4 runs
-  // AVX2 gathers at about one element per cycle, which made the copies a
-  // quarter of a 64 x 64 LU.
+  // Full panels move by 8 x 8 transposes (two 4-column halves): gathers were
+  // about a quarter of a 64 x 64 LU's time on the Zen 5 EPYC this was
+  // measured on (1.1x faster with the transposes).
   static constexpr bool kPanelTranspose = true;
-  static constexpr int kBlockFrom = 32;  // the unblocked loop's time at 32, 0.75x of it from 40
+  static constexpr int kBlockFrom = 24;  // 0.7x the unblocked loop's time at 24 and 32, 0.55x at 64
   CONCORD_AVX2 static int64_t panel_in(T* P, int64_t ldp, const T* a, int64_t n, int64_t rows) {
     int64_t r = 0;
     for (; r + 8 <= rows; r += 8)
@@ -113,7 +113,7 @@ struct F64 {
   static constexpr int kW = 4;
   static constexpr int kR = 6;
   static constexpr bool kPanelTranspose = false;
-  static constexpr int kBlockFrom = 32;
+  static constexpr int kBlockFrom = 24;  // 0.9x the unblocked loop's time at 24 and 28, 0.65x at 64
   CONCORD_AVX2 static V set1(T v) { return _mm256_set1_pd(v); }
   CONCORD_AVX2 static V load(const T* p) { return _mm256_loadu_pd(p); }
   CONCORD_AVX2 static void store(T* p, V v) { _mm256_storeu_pd(p, v); }

@@ -1,7 +1,7 @@
 // The small LU of lu_avx512.h in AVX2 registers (8 float / 4 double lanes):
 // the same contract and the same bits (those of linalg_small.h's lu_small,
 // so every ISA level and the reproducible mode agree). Unblocked below
-// n = 32, blocked in 8-column panels from 32 to 128; what differs from the
+// n = 24, blocked in 8-column panels from 24 to 128; what differs from the
 // AVX-512 code (lu_avx512.cpp; both instantiate lu_blocked_impl.h):
 //   - full float32 panels move to and from their column-major copy by 8 x 8
 //     in-register transposes instead of gathers (float64: gathers, which
