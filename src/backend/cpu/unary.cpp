@@ -3,9 +3,12 @@
 // Each op is a small functor over the compute type (float for float16 and
 // bfloat16). exp, sigmoid, tanh and log of float32 and the halves go to the
 // vectorised kernels of vec_math.h instead (<= 1 ULP, same bits on every ISA);
-// float64 keeps the libm calls. Contiguous runs use `#pragma omp simd` loops:
-// at -O2 GCC's cheap cost model would otherwise leave loops of unknown trip
-// count scalar.
+// float64 keeps the libm calls. In the reproducible mode float32 (and the
+// halves) sin, cos, tan and pow(x, number) run the shared code of
+// backend/common (canon_trig.h, canon_pow.h), which OpenCL runs too; outside
+// it the C library's, about twice as fast (powf many times). Contiguous runs
+// use `#pragma omp simd` loops: at -O2 GCC's cheap cost model would otherwise
+// leave loops of unknown trip count scalar.
 #include <cmath>
 #include <limits>
 #include <type_traits>
