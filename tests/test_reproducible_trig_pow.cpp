@@ -231,6 +231,26 @@ TEST_P(ReproducibleTrigPow, OpenClClaimsThemWithFloat64) {
   for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2})
     for (Dtype t : {float32, float16, bfloat16})
       EXPECT_EQ(capabilities(device()).has_reproducible_kernel(op, t), fp64) << op_name(op) << " " << name(t);
+  for (Dtype t : {uint8, int8, int16, int32, int64})  // integer pow is exact: claimed with or without float64
+    EXPECT_TRUE(capabilities(device()).has_reproducible_kernel(OpId::pow, t)) << name(t);
+}
+
+// Integer pow wraps as the CPU's loop does (negative exponents: 1, ±1 or 0).
+TEST_P(ReproducibleTrigPow, IntegerPowGivesTheCpusBits) {
+  std::vector<int64_t> xs, ys;
+  for (int64_t a = -20; a <= 20; ++a)
+    for (int64_t b = -3; b <= 70; ++b) xs.push_back(a), ys.push_back(b);
+  const int64_t n = static_cast<int64_t>(xs.size());
+  const Tensor x = from_host(xs.data(), {n}, int64, kCPU), y = from_host(ys.data(), {n}, int64, kCPU);
+  ReproducibleGuard g(true);
+  int checked = 0;
+  for (Dtype t : {int8, int16, int32, int64, uint8}) {
+    if (!capabilities(device()).has_reproducible_kernel(OpId::pow, t) || !concord::test::can_store(GetParam(), t)) continue;
+    const Tensor xt = x.to(t), yt = t == uint8 ? y.abs().to(t) : y.to(t);
+    EXPECT_EQ(first_difference(pow(xt.to(device()), yt.to(device())), pow(xt, yt)), "") << name(t);
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << GetParam().label << " claims no integer pow: it runs on the CPU in the mode";
 }
 
 TEST_P(ReproducibleTrigPow, SinCosTanGiveTheCpusBits) {

@@ -79,7 +79,8 @@ Capabilities capabilities(int index) {
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
                                             {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
                                             {OpId::sin, f64_inside}, {OpId::cos, f64_inside}, {OpId::tan, f64_inside},
-                                            {OpId::pow, f64_inside}, {OpId::atan2, f64_inside},
+                                            {OpId::pow, f64_inside | DtypeSet{uint8, int8, int16, int32, int64}},  // ipow: the CPU's loop
+                                            {OpId::atan2, f64_inside},
                                             {OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
