@@ -3,9 +3,12 @@
 // Each op is a small functor over the compute type (float for float16 and
 // bfloat16). exp, sigmoid, tanh and log of float32 and the halves go to the
 // vectorised kernels of vec_math.h instead (<= 1 ULP, same bits on every ISA);
-// float64 keeps the libm calls. Contiguous runs use `#pragma omp simd` loops:
-// at -O2 GCC's cheap cost model would otherwise leave loops of unknown trip
-// count scalar.
+// float64 keeps the libm calls. In the reproducible mode float32 (and the
+// halves) sin, cos, tan and pow(x, number) run the shared code of
+// backend/common (canon_trig.h, canon_pow.h), which OpenCL runs too; outside
+// it the C library's, about twice as fast (powf many times). Contiguous runs
+// use `#pragma omp simd` loops: at -O2 GCC's cheap cost model would otherwise
+// leave loops of unknown trip count scalar.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -14,6 +17,8 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
+#include "backend/common/canon_pow.h"
+#include "backend/common/canon_trig.h"
 
 namespace concord::detail::cpu {
 
@@ -172,6 +177,11 @@ struct Gelu {
   }
 };
 
+// The reproducible mode's float32 sin, cos, tan (canon_trig.h; OpenCL runs the same code).
+struct CanonSin { float operator()(float x) const { return concord_sin_f32(x); } };
+struct CanonCos { float operator()(float x) const { return concord_cos_f32(x); } };
+struct CanonTan { float operator()(float x) const { return concord_tan_f32(x); } };
+
 // Predicates (bool results).
 struct IsNan { template <class V> bool operator()(V x) const { if constexpr (std::is_floating_point_v<V>) return x != x; else return false; } };
 struct IsInf { template <class V> bool operator()(V x) const { if constexpr (std::is_floating_point_v<V>) return std::isinf(x); else return false; } };
@@ -198,6 +208,13 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
       case OpId::round: return map1<T, T>(x, out, Round{});
       case OpId::trunc: return map1<T, T>(x, out, Trunc{});
       default: break;
+    }
+  }
+  if constexpr (std::is_same_v<C<T>, float>) {
+    if (nan_rule_in_stores()) {  // the mode (read on this thread): the shared algorithms
+      if (op == OpId::sin) return map1<T, T>(x, out, CanonSin{});
+      if (op == OpId::cos) return map1<T, T>(x, out, CanonCos{});
+      if (op == OpId::tan) return map1<T, T>(x, out, CanonTan{});
     }
   }
   if constexpr (std::is_same_v<C<T>, float>) {
@@ -255,7 +272,9 @@ void pow_scalar_typed(const Tensor& x, const ScalarExponent& e, const Tensor& ou
   if constexpr (std::is_same_v<T, double>) {
     map1<T, T>(x, out, [v = e.value](double b) { return std::pow(b, v); });
   } else if constexpr (std::is_same_v<C<T>, float>) {
-    if (e.wide) map1<T, T>(x, out, [v = e.value](float b) { return static_cast<float>(std::pow(static_cast<double>(b), v)); });
+    // The mode: canon_pow.h's pow with the double exponent, as OpenCL's pows64c kernels.
+    if (nan_rule_in_stores()) map1<T, T>(x, out, [v = e.value](float b) { return concord_pow_f32(b, v); });
+    else if (e.wide) map1<T, T>(x, out, [v = e.value](float b) { return static_cast<float>(std::pow(static_cast<double>(b), v)); });
     else map1<T, T>(x, out, [e](float b) { return pow_split(b, e); });
   } else {
     throw NotImplementedError("[pow] the cpu number-exponent kernel has no " + std::string(name(dtype_v<T>)) +
