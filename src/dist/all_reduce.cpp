@@ -49,7 +49,7 @@ std::vector<double> exact_sum(const std::vector<std::vector<double>>& vals, size
       comm_allreduce_int(flags.data(), b, IntOp::bor_u8);
     }
     for (size_t i = 0; i < b; ++i)
-      out[o + i] = round_exact(acc.data() + i * limbs, limbs, base, mean ? total : 1, fmt, w.special ? flags[i] : 0xff);
+      out[o + i] = round_exact(acc.data() + i * limbs, limbs, base, mean ? total : 1, fmt, w.special ? flags[i] : uint8_t{kNotNegZero});
   }
   return out;
 }

@@ -35,7 +35,7 @@ struct Format { int p; int emin; };
 
 // The integer acc (limbs limbs) times 2^base, divided by divisor, rounded once
 // to nearest even into fmt; returned as the double of that value (exact), +-inf
-// on overflow. flags (0xff when none were exchanged: no special values) give
+// on overflow. flags (kNotNegZero when none were exchanged: no special values) give
 // the NaN, inf and signed-zero rules of concord/dist.h.
 double round_exact(const uint64_t* acc, size_t limbs, int32_t base, uint64_t divisor, Format fmt, uint8_t flags);
 
