@@ -95,6 +95,22 @@ TEST(DistReduce, SpecialValuesFollowTheStatedRules) {
   }
 }
 
+// Exact sums half way between two neighbours round to the even one.
+TEST(DistReduce, TiesRoundToEven) {
+  for (Dtype dt : {Dtype::float32, Dtype::float64}) {
+    const int p = fmt_of(dt).p;
+    const double u = std::ldexp(1.0, 1 - p), h = u / 2, q = u / 4;   // ulp of 1, half, quarter
+    // Per element over 4 contributions: 1 + h (to 1), 1 + u + h (to 1 + 2u), -(1 + h) (to -1), 1 + h + tiny (to 1 + u).
+    const std::vector<std::vector<double>> cols = {
+        {1, 1 + u, -1, 1}, {q, h, -q, h}, {q, 0, -q, std::ldexp(1.0, -60)}, {0, 0, 0, 0}};
+    std::vector<Tensor> global;
+    for (const auto& c : cols) global.push_back(make(c, dt));
+    const std::vector<double> want = {1, 1 + 2 * u, -1, 1 + u};
+    for (int shift = 0; shift < dist::world_size(); ++shift)
+      EXPECT_EQ(same_bits(dist::all_reduce(share(global, shift)), want, dt), "") << concord::name(dt);
+  }
+}
+
 // The window of the accumulator depends on the values present; the result must not.
 TEST(DistReduce, ChunkingDoesNotChangeTheBits) {
   for (Dtype dt : kFloats) {
