@@ -6,8 +6,7 @@
 #
 # In: CONCORD_DEPS_FOR_CONFIG (set by concordConfig.cmake), CONCORD_DEPS_ALL
 # (look up the private dependencies too), CONCORD_DEPS_VULKAN (the library was
-# built with the Vulkan backend; only read in config mode), CONCORD_DEPS_MPI (the
-# same for MPI, cmake/dist.cmake).
+# built with the Vulkan backend; only read in config mode).
 # Out: OpenMP::OpenMP_CXX, OpenCL::OpenCL, clblast, concord::openblas,
 # concord::lapacke (and Vulkan::Vulkan in config mode when needed).
 
@@ -58,8 +57,5 @@ if(CONCORD_DEPS_ALL)
   endif()
   if(CONCORD_DEPS_FOR_CONFIG AND CONCORD_DEPS_VULKAN)
     _concord_dependency(Vulkan)
-  endif()
-  if(CONCORD_DEPS_FOR_CONFIG AND CONCORD_DEPS_MPI)
-    _concord_dependency(MPI COMPONENTS C)
   endif()
 endif()

@@ -27,14 +27,17 @@ endif()
 function(concord_dist_attach target)
   if(CONCORD_MPI)
     # mpi.h's include path and the C-API-only switches go to comm_mpi.cpp alone
-    # (LINK_ONLY: MPI's usage requirements stay off the other sources, whose
-    # command lines, and so compiler-cache entries, do not depend on MPI).
+    # (MPI's usage requirements stay off the other sources, whose command lines,
+    # and so compiler-cache entries, do not depend on MPI).
     set(_src ${PROJECT_SOURCE_DIR}/src/dist/comm_mpi.cpp)
     target_sources(${target} PRIVATE ${_src})
     get_target_property(_inc MPI::MPI_C INTERFACE_INCLUDE_DIRECTORIES)
     set_source_files_properties(${_src} PROPERTIES INCLUDE_DIRECTORIES "${_inc}"
                                 COMPILE_DEFINITIONS "OMPI_SKIP_MPICXX=1;MPICH_SKIP_MPICXX=1")
-    target_link_libraries(${target} PRIVATE $<LINK_ONLY:MPI::MPI_C>)
+    # The library file itself, not MPI::MPI_C: an installed static libconcord then
+    # names it by path, and consumers (often LANGUAGES CXX, where FindMPI's C
+    # component is unavailable) need no find_dependency(MPI).
+    target_link_libraries(${target} PRIVATE ${MPI_C_LIBRARIES})
   else()
     target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/dist/comm_single.cpp)
   endif()
