@@ -49,15 +49,27 @@ void add_shifted(uint64_t* acc, size_t limbs, uint64_t v, size_t shift, bool sub
   }
 }
 
+// A magnitude of up to kMaxLimbs limbs on the stack: rounding runs once per
+// element, so it must not allocate. The widest window, float64's whole range
+// (2098 bits) plus growth and sign, takes 34 limbs; a quotient 2 more.
+constexpr size_t kMaxLimbs = 40;
+struct Mag {
+  uint64_t l[kMaxLimbs];
+  size_t n;
+  size_t size() const { return n; }
+  uint64_t operator[](size_t i) const { return l[i]; }
+  uint64_t& operator[](size_t i) { return l[i]; }
+};
+
 // Bits [pos, pos + n) of the magnitude (n <= 64).
-uint64_t bits_at(const std::vector<uint64_t>& m, size_t pos, size_t n) {
+uint64_t bits_at(const Mag& m, size_t pos, size_t n) {
   const size_t q = pos / 64, r = pos % 64;
   uint64_t v = q < m.size() ? m[q] >> r : 0;
   if (r && q + 1 < m.size()) v |= m[q + 1] << (64 - r);
   return n == 64 ? v : v & ((uint64_t{1} << n) - 1);
 }
 
-bool any_below(const std::vector<uint64_t>& m, size_t pos) {
+bool any_below(const Mag& m, size_t pos) {
   const size_t q = pos / 64, r = pos % 64;
   for (size_t l = 0; l < q && l < m.size(); ++l)
     if (m[l]) return true;
@@ -109,12 +121,14 @@ double round_exact(const uint64_t* acc, size_t limbs, int32_t base, uint64_t div
   // Magnitude and sign of the two's-complement integer; for a quotient, two
   // more low limbs so that it keeps >= 64 significant bits beyond the divisor's.
   const size_t low = divisor > 1 ? 2 : 0;
-  std::vector<uint64_t> m(limbs + low, 0);
-  std::memcpy(m.data() + low, acc, limbs * 8);
+  Mag m;
+  m.n = limbs + low;
+  for (size_t i = 0; i < low; ++i) m[i] = 0;
+  std::memcpy(m.l + low, acc, limbs * 8);
   const bool neg = acc[limbs - 1] >> 63;
   if (neg) {
     unsigned carry = 1;
-    for (auto& l : m) { l = ~l + carry; carry = carry && l == 0; }
+    for (size_t i = 0; i < m.n; ++i) { m[i] = ~m[i] + carry; carry = carry && m[i] == 0; }
   }
   base -= static_cast<int32_t>(64 * low);
   bool sticky = false;
