@@ -111,6 +111,17 @@ Tensor all_gather(const Tensor& x);
 // possible, the first (rows % world_size) ranks get one more.
 Tensor reduce_scatter(const Tensor& x, ReduceOp op = ReduceOp::sum, Algorithm algo = Algorithm::reproducible);
 
+// A reduction over a dim sharded across ranks: x is this rank's slice of a
+// tensor along dim (sizes along dim may differ; the other dims must agree).
+// Returns, on every rank, exactly the bits of the single-process
+// concord::sum / mean of the concatenation in rank order over dim (the
+// shards are gathered and reduced by that very op on x's device: the bits
+// are the single-process bits by construction; the traffic is the whole
+// tensor on every rank).
+//   auto s = concord::dist::sum(shard, 0);   // == concord::sum(cat(shards), {0})
+Tensor sum(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor mean(const Tensor& x, int64_t dim, bool keepdim = false);
+
 // Point to point: recv returns a tensor of the sender's shape and dtype on
 // `device`. A peer out of range or equal to rank() raises DistError.
 void send(const Tensor& x, int dst, int tag = 0);

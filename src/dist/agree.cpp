@@ -42,6 +42,8 @@ const char* coll_name(Coll c) {
     case Coll::all_reduce: return "all_reduce";
     case Coll::broadcast: return "broadcast";
     case Coll::all_gather: return "all_gather";
+    case Coll::sum: return "sum";
+    case Coll::mean: return "mean";
     default: return "reduce_scatter";
   }
 }

@@ -32,7 +32,7 @@ struct Desc {
   char error[120] = {};     // non-empty: this rank cannot take part, and why
 };
 
-enum class Coll : int32_t { all_reduce = 1, broadcast, all_gather, reduce_scatter };
+enum class Coll : int32_t { all_reduce = 1, broadcast, all_gather, reduce_scatter, sum, mean };
 const char* coll_name(Coll c);
 
 // Which dims must agree: all, or all but the first (all_gather).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "concord/dist.h"
+#include "concord/ops.h"
 #include "concord/shape.h"
 #include "dist/agree.h"
 #include "dist/comm.h"
@@ -51,16 +52,20 @@ Tensor broadcast(const Tensor& x, int root) {
   return finish(buf.data(), static_cast<size_t>(x.numel()), x.shape(), x.dtype(), x.dtype(), x.device());
 }
 
-Tensor all_gather(const Tensor& x) {
+namespace {
+
+// all_gather, checked under the name of the op that asked for it.
+Tensor gather_rows(Coll c, const Tensor& x, const std::string& error = "") {
   const Tensor x1 = x.ndim() == 0 ? x.reshape({1}) : x;
-  Desc mine = describe(Coll::all_gather, x1);
+  Desc mine = describe(c, x1);
+  if (!error.empty()) set_error(mine, error);
   std::vector<uint8_t> buf;
   try {
-    buf = raw_bytes(x1);
+    if (!mine.error[0]) buf = raw_bytes(x1);
   } catch (const std::exception& e) {
     set_error(mine, e.what());
   }
-  const std::vector<Desc> all = agree(Coll::all_gather, mine, ShapeRule::all_but_first);
+  const std::vector<Desc> all = agree(c, mine, ShapeRule::all_but_first);
   size_t row_bytes = itemsize(x1.dtype());
   for (int64_t i = 1; i < x1.ndim(); ++i) row_bytes *= static_cast<size_t>(x1.size(i));
   std::vector<size_t> counts;
@@ -71,6 +76,29 @@ Tensor all_gather(const Tensor& x) {
   Shape shape = x1.shape();
   shape[0] = rows;
   return finish(out.data(), out.size() / itemsize(x1.dtype()), shape, x1.dtype(), x1.dtype(), x1.device());
+}
+
+// The shards of x along dim, concatenated in rank order (dim first while gathering).
+Tensor gather_dim(Coll c, const Tensor& x, int64_t dim) {
+  const int64_t d = dim < 0 ? dim + x.ndim() : dim;
+  if (d < 0 || d >= x.ndim())   // reported through the descriptors, so that every rank raises
+    return gather_rows(c, x, "dim " + std::to_string(dim) + " is out of range for shape " + shape_str(x.shape()) +
+                                 "; pass the dim along which the tensor is sharded");
+  return gather_rows(c, x.transpose(0, d)).transpose(0, d);
+}
+
+}  // namespace
+
+Tensor all_gather(const Tensor& x) { return gather_rows(Coll::all_gather, x); }
+
+// The single-process reduction of the concatenated tensor, run on every rank:
+// its bits are the single-process bits by construction, whatever the sharding.
+Tensor sum(const Tensor& x, int64_t dim, bool keepdim) {
+  return concord::sum(gather_dim(Coll::sum, x, dim), {dim}, keepdim);
+}
+
+Tensor mean(const Tensor& x, int64_t dim, bool keepdim) {
+  return concord::mean(gather_dim(Coll::mean, x, dim), {dim}, keepdim);
 }
 
 void send(const Tensor& x, int dst, int tag) {
