@@ -1,13 +1,19 @@
-// src/dist/agree.h — the descriptor every collective exchanges before moving
-// data: the one place where ranks are checked to agree (op, dtype, shape,
-// reduction, root) and where a rank that cannot take part says why, so that
-// every rank raises the same DistError instead of waiting.
+// src/dist/agree.h — what every collective does around moving data:
+// - the descriptor it exchanges first: the one place where ranks are checked
+//   to agree (op, dtype, shape, reduction, root) and where a rank that cannot
+//   take part says why, so that every rank raises the same DistError instead
+//   of waiting;
+// - host staging: a tensor on another device is copied to the CPU (Tensor::to,
+//   so the copy is counted in the report's transfers) and the result is
+//   copied back to that device.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "concord/creation.h"
 #include "concord/tensor.h"
 #include "dist/exact_sum.h"
 
@@ -50,5 +56,21 @@ std::vector<Desc> agree(Coll op, Desc mine, ShapeRule rule);
 Window global_window(const std::vector<Desc>& all, uint64_t* contributions);
 
 [[noreturn]] void fail(Coll op, const std::string& what);   // DistError "[dist.<op>] rank r: what"
+
+
+inline Tensor on_host(const Tensor& t) { return t.device().is_cpu() ? t : t.to(kCPU); }
+
+// All elements of t, row-major, converted to T (float64 holds every floating dtype exactly).
+template <class T> std::vector<T> host_values(const Tensor& t, Dtype as) {
+  std::vector<T> v(static_cast<size_t>(t.numel()));
+  if (!v.empty()) concord::detail::to_host_as(on_host(t), as, v.data());
+  return v;
+}
+
+// A tensor of `shape` from host data of dtype `from`, converted to `dtype` on `device`.
+inline Tensor finish(const void* data, size_t count, const Shape& shape, Dtype from, Dtype dtype, const Device& device) {
+  Tensor r = from_host(data, count, shape, from, kCPU).to(dtype);
+  return device.is_cpu() ? r : r.to(device, dtype);
+}
 
 }  // namespace concord::dist::detail

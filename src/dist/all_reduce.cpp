@@ -10,7 +10,6 @@
 #include "dist/agree.h"
 #include "dist/comm.h"
 #include "dist/exact_sum.h"
-#include "dist/staging.h"
 
 namespace concord::dist {
 using namespace detail;

@@ -7,7 +7,6 @@
 #include "concord/shape.h"
 #include "dist/agree.h"
 #include "dist/comm.h"
-#include "dist/staging.h"
 
 namespace concord::dist {
 using namespace detail;

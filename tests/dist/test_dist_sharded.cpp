@@ -1,14 +1,52 @@
-// metrics' sync() across ranks: each rank updates on its shard of one data set
-// (uneven; with 2+ ranks rank 0's shard is empty), syncs, and must compute the
-// values of a single-process metric updated on the whole data set.
+// Sharded data gives the single-process values on every rank:
+// - dist::sum / dist::mean over a sharded dim: the bits of concord::sum / mean
+//   of the whole tensor, for every number of ranks and uneven shards;
+// - metrics' sync(): each rank updates on its shard of one data set (uneven;
+//   with 2+ ranks rank 0's shard is empty), syncs, and must compute the values
+//   of a single-process metric updated on the whole data set.
 #include "dist_checks.h"
 
 namespace {
 
 using namespace dist_test;
 namespace dist = concord::dist;
-namespace metrics = concord::metrics;
+using concord::Dtype;
 using concord::Tensor;
+namespace metrics = concord::metrics;
+
+// This rank's slice of `whole` along dim: rank r gets r + 1 parts of a split
+// into 1 + 2 + ... + P parts (uneven; rank 0's slice may be empty).
+Tensor my_shard(const Tensor& whole, int64_t dim) {
+  const int64_t p = dist::world_size(), r = dist::rank(), n = whole.size(dim);
+  const int64_t parts = p * (p + 1) / 2, before = r * (r + 1) / 2;
+  const int64_t start = n * before / parts, end = n * (before + r + 1) / parts;
+  return whole.narrow(dim, start, end - start);
+}
+
+TEST(DistSum, ShardedSumAndMeanGiveTheSingleProcessBits) {
+  for (Dtype dt : kFloats) {
+    // 3 x 37 x 5 values over many scales: sums whose rounding depends on order.
+    const Tensor whole = make(mixed(5 + static_cast<uint64_t>(dt), 3 * 37 * 5, dt), dt).reshape({3, 37, 5});
+    for (int64_t dim : {0, 1, -1}) {
+      const Tensor shard = my_shard(whole, dim);
+      EXPECT_EQ(same_bits(dist::sum(shard, dim), values(concord::sum(whole, {dim})), dt), "")
+          << concord::name(dt) << " dim " << dim;
+      EXPECT_EQ(same_bits(dist::mean(shard, dim, true), values(concord::mean(whole, {dim}, true)), dt), "")
+          << concord::name(dt) << " dim " << dim;
+    }
+  }
+}
+
+TEST(DistSum, BadDimRaisesOnEveryRank) {
+  try {
+    dist::sum(concord::zeros({2, 3}), 2);
+    ADD_FAILURE() << "no DistError";
+  } catch (const dist::DistError& e) {
+    EXPECT_NE(std::string(e.what()).find("[dist.sum]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("dim 2 is out of range"), std::string::npos) << e.what();
+  }
+}
+
 
 constexpr int64_t kRows = 53, kClasses = 4;
 
