@@ -1,9 +1,9 @@
 // concord/dist.h — collectives across processes (MPI), with reproducible sums.
 //
 // Run a program under `mpirun -np N`; each process is a rank. Without mpirun,
-// or in a build without MPI (distributed_support() says which), the program
-// is a world of one: rank() == 0, world_size() == 1 and every collective
-// returns the single-process result.
+// in a build without MPI (distributed_support() says which), or before init(),
+// the program is a world of one: rank() == 0, world_size() == 1 and every
+// collective returns the single-process result.
 //
 //   concord::dist::Session session;              // init now, finalize at scope end
 //   auto local = concord::from_vector(std::vector<float>{1e8f, 1.f});
@@ -64,9 +64,10 @@ class DistError : public Error { public: using Error::Error; };
 bool distributed_support();
 std::string mpi_library_version();   // "" without MPI
 
-// init() is idempotent; MPI is initialized once (thread level: funneled).
-// finalize() ends MPI; afterwards collectives raise DistError. Both are
-// no-ops without MPI.
+// init() is idempotent; MPI is initialized once (thread level: funneled; call
+// collectives from one thread). finalize() ends MPI (unless the caller had
+// initialized MPI itself); MPI cannot be initialized again afterwards, and
+// collectives then run as a world of one. Without MPI both only set the flag.
 void init();
 void finalize();
 bool initialized();

@@ -4,6 +4,7 @@
 // one, for builds without MPI). Buffers are host memory; sizes are in bytes
 // or elements as named, and may exceed INT_MAX (the MPI layer splits them).
 // Errors of the library underneath are raised as DistError("[dist.<op>] ...").
+// Before init() (or after finalize()) both are a world of one.
 #pragma once
 
 #include <cstddef>
