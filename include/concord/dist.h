@@ -24,6 +24,8 @@
 // mean is the exact sum divided by the number of contributions, rounded once.
 // Algorithm::native is the plain MPI_Allreduce (float16/bfloat16 summed in
 // float32): faster, but its bits depend on the MPI library's reduction order.
+// It applies to floating sum and mean; the other reductions are exact or
+// order-free and ignore it.
 //
 // Other reductions: integer sum/prod wrap modulo 2^bits as the CPU's integer
 // arithmetic does (exact, so independent of order); bool sum/max is any(),
@@ -98,8 +100,8 @@ Tensor all_reduce(const Tensor& x, ReduceOp op = ReduceOp::sum, Algorithm algo =
 // The reduction of every tensor in `local` on every rank (a rank may hold
 // several contributions, or none): with one rank this is the single-process
 // reference, e.g. all_reduce({a, b, c, d}) is the correctly rounded a+b+c+d.
-// Every rank must pass at least one tensor unless another passes some; all
-// tensors have one shape and dtype.
+// A rank may pass an empty list (it contributes nothing; its result is on the
+// CPU); at least one rank must pass a tensor, and all have one shape and dtype.
 Tensor all_reduce(const std::vector<Tensor>& local, ReduceOp op = ReduceOp::sum,
                   Algorithm algo = Algorithm::reproducible);
 
