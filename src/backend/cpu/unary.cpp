@@ -3,7 +3,9 @@
 // Each op is a small functor over the compute type (float for float16 and
 // bfloat16). exp, sigmoid, tanh and log of float32 and the halves go to the
 // vectorised kernels of vec_math.h instead (<= 1 ULP, same bits on every ISA);
-// float64 keeps the libm calls. Contiguous runs use `#pragma omp simd` loops:
+// float64 keeps the libm calls, except in the reproducible mode, where exp,
+// expm1, log, log1p, log2, tanh and sigmoid run the algorithms shared with
+// OpenCL (backend/common/canon_f64*.h), which every such device repeats. Contiguous runs use `#pragma omp simd` loops:
 // at -O2 GCC's cheap cost model would otherwise leave loops of unknown trip
 // count scalar.
 #include <cmath>
@@ -14,6 +16,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
+#include "backend/common/canon_f64_log.h"
 
 namespace concord::detail::cpu {
 
@@ -178,6 +181,10 @@ struct IsInf { template <class V> bool operator()(V x) const { if constexpr (std
 struct IsFinite { template <class V> bool operator()(V x) const { if constexpr (std::is_floating_point_v<V>) return std::isfinite(x); else return true; } };
 struct LogicalNot { template <class V> bool operator()(V x) const { return x == V(0); } };
 
+// A shared float64 algorithm as a functor (reproducible mode only: libm is as
+// accurate and faster, but no other device gives its bits).
+template <double (*F)(double)> struct SharedF64 { double operator()(double x) const { return F(x); } };
+
 template <class T>
 void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
   switch (op) {
@@ -207,6 +214,20 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
       case OpId::tanh: return vec_map1<T>(vec::UnOp::tanh, x, out);
       case OpId::log: return vec_map1<T>(vec::UnOp::log, x, out);
       default: break;
+    }
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    if (nan_rule_in_stores()) {  // the reproducible mode, read on the calling thread
+      switch (op) {
+        case OpId::exp: return map1<T, T>(x, out, SharedF64<concord_exp_f64>{});
+        case OpId::expm1: return map1<T, T>(x, out, SharedF64<concord_expm1_f64>{});
+        case OpId::log: return map1<T, T>(x, out, SharedF64<concord_log_f64>{});
+        case OpId::log1p: return map1<T, T>(x, out, SharedF64<concord_log1p_f64>{});
+        case OpId::log2: return map1<T, T>(x, out, SharedF64<concord_log2_f64>{});
+        case OpId::tanh: return map1<T, T>(x, out, SharedF64<concord_tanh_f64>{});
+        case OpId::sigmoid: return map1<T, T>(x, out, SharedF64<concord_sigmoid_f64>{});
+        default: break;
+      }
     }
   }
   if constexpr (std::is_floating_point_v<C<T>>) {
