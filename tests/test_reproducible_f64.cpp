@@ -1,10 +1,12 @@
 // The reproducible mode's float64 exp, expm1, log, log1p, log2, tanh and
-// sigmoid (backend/common/canon_f64*.h): every device that claims them gives
-// the CPU's bits over ~1M float64 bit patterns on every exponent, through
-// transposed and broadcast views; on the CPU the results are within 1 ULP of
+// sigmoid (backend/common/canon_f64*.h), and softmax, log_softmax and
+// logsumexp built on them: every device that claims them gives the CPU's bits
+// over ~1M float64 bit patterns on every exponent, through transposed and
+// broadcast views and long rows; on the CPU the results are within 1 ULP of
 // long double references, and the special values are the C library's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -127,7 +129,67 @@ TEST_P(ReproducibleF64, SameBitsAsTheCpuOverEveryExponentAndView) {
   if (checked == 0) GTEST_SKIP() << GetParam().label << " claims none of them for float64: they run on the CPU in the mode";
 }
 
+// softmax, log_softmax and logsumexp of float64 where a device claims them
+// (their exp and log are the shared ones): rows longer than one 4096-block,
+// a transposed view, the other dim, and a row of -inf (logsumexp's shift is 0).
+TEST_P(ReproducibleF64, SoftmaxFamilyOverLongRowsAndViews) {
+  const Capabilities& caps = capabilities(device());
+  const bool opencl = GetParam().label.rfind("opencl", 0) == 0;
+  for (OpId op : {OpId::softmax, OpId::log_softmax, OpId::logsumexp})
+    if (opencl && caps.has_kernel(op, float64)) EXPECT_TRUE(caps.has_reproducible_kernel(op, float64)) << op_name(op);
+  std::vector<double> v = mul(randn({3, 10007}, float64, kCPU, 29), 30.0).to_vector<double>();
+  for (size_t i = 2 * 10007; i < v.size(); ++i) v[i] = -kInf;
+  v[5] = 800.0;  // exp(x - max) spans the whole range, subnormals included
+  v[6] = -800.0;
+  const Tensor x = from_host(v.data(), {3, 10007}, float64, kCPU);
+  ReproducibleGuard g(true);
+  int checked = 0;
+  if (caps.has_reproducible_kernel(OpId::softmax, float64)) {
+    ++checked;
+    const Tensor xd = x.to(device());
+    EXPECT_EQ(first_difference(softmax(xd, 1), softmax(x, 1)), "");
+    EXPECT_EQ(first_difference(softmax(xd.t(), 0), softmax(x.t(), 0)), "");
+    EXPECT_EQ(first_difference(softmax(xd, 0), softmax(x, 0)), "");
+  }
+  if (caps.has_reproducible_kernel(OpId::log_softmax, float64)) {
+    ++checked;
+    const Tensor xd = x.to(device());
+    EXPECT_EQ(first_difference(log_softmax(xd, 1), log_softmax(x, 1)), "");
+    EXPECT_EQ(first_difference(log_softmax(xd.t(), 0), log_softmax(x.t(), 0)), "");
+  }
+  if (caps.has_reproducible_kernel(OpId::logsumexp, float64)) {
+    ++checked;
+    const Tensor xd = x.to(device());
+    EXPECT_EQ(first_difference(logsumexp(xd, {1}), logsumexp(x, {1})), "");
+    EXPECT_EQ(first_difference(logsumexp(xd, {0}), logsumexp(x, {0})), "");
+  }
+  if (checked == 0) GTEST_SKIP() << GetParam().label << " claims none of them for float64: they run on the CPU in the mode";
+}
+
 CONCORD_INSTANTIATE_DEVICES(ReproducibleF64);
+
+// The CPU's float64 softmax family in the mode against long double: the sum's
+// rounding (a few ULP over 10^4 terms) bounds the error, not the exp or log.
+TEST(ReproducibleF64Cpu, SoftmaxFamilyCloseToLongDouble) {
+  const int64_t n = 10007;
+  const std::vector<double> v = mul(randn({2, n}, float64, kCPU, 31), 10.0).to_vector<double>();
+  const Tensor x = from_host(v.data(), {2, n}, float64, kCPU);
+  ReproducibleGuard g(true);
+  const std::vector<double> sm = softmax(x, 1).to_vector<double>(), ls = log_softmax(x, 1).to_vector<double>();
+  const std::vector<double> lse = logsumexp(x, {1}).to_vector<double>();
+  for (int64_t r = 0; r < 2; ++r) {
+    long double m = -INFINITY, s = 0.0L;
+    for (int64_t i = 0; i < n; ++i) m = std::max<long double>(m, v[r * n + i]);
+    for (int64_t i = 0; i < n; ++i) s += expl(v[r * n + i] - m);
+    const long double l = m + logl(s);
+    EXPECT_NEAR(lse[r], static_cast<double>(l), 1e-14 * std::fabs(static_cast<double>(l))) << "row " << r;
+    for (int64_t i = 0; i < n; i += 97) {
+      const long double want = expl(v[r * n + i] - l);
+      EXPECT_NEAR(sm[r * n + i], static_cast<double>(want), 1e-13 * static_cast<double>(want)) << "row " << r << " col " << i;
+      EXPECT_NEAR(ls[r * n + i], static_cast<double>(v[r * n + i] - l), 1e-13 * std::fabs(static_cast<double>(v[r * n + i] - l)) + 1e-14);
+    }
+  }
+}
 
 // The CPU in the mode: within 1 ULP of long double (the measured maxima are
 // about 0.51-0.75 ULP, the larger ones on subnormal results), and the same

@@ -73,8 +73,9 @@ Capabilities capabilities(int index) {
   const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
   for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid, OpId::logsumexp, OpId::log_softmax})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
-  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid: the CPU's algorithms
-  // (common/canon_f64*.h) in the mode's program variant.
+  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, and the exp and log
+  // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h)
+  // in the mode's program variants (elementwise.cl, reduce.cl).
   const DtypeSet f64_shared = info.fp64 ? DtypeSet{float64} : DtypeSet{};
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
                                             {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
@@ -88,6 +89,9 @@ Capabilities capabilities(int index) {
                                             {OpId::log2, f64_shared},
                                             {OpId::tanh, f64_shared},
                                             {OpId::sigmoid, f64_shared},
+                                            {OpId::logsumexp, f64_shared},
+                                            {OpId::softmax, f64_shared},
+                                            {OpId::log_softmax, f64_shared},
                                             {OpId::softmax, {float16, bfloat16, float32}},
                                             {OpId::matmul, kAll}, {OpId::mm, kAll}, {OpId::bmm, kAll},
                                             {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},
