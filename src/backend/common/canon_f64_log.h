@@ -1,10 +1,10 @@
 /* float64 log, log1p and log2 of the reproducible mode, written once for the
- * CPU (C++) and OpenCL C (the portable subset of canon_base.h; the ln2 split
- * and two-sum come from canon_f64.h, which precedes this file).
+ * CPU (C++) and OpenCL C (the portable subset of canon_base.h; the two-sum
+ * comes from canon_f64.h, which precedes this file).
  *
  * Contract: within 1 ULP of the true value (measured maxima against long
- * double over millions of arguments on every exponent: log 0.51, log1p 0.51,
- * log2 0.51 ULP; tests/test_reproducible_f64.cpp), same bits on the CPU and
+ * double over 5M arguments on every exponent: log 0.518, log1p 0.526, log2
+ * 0.523 ULP; tests/test_reproducible_f64.cpp), same bits on the CPU and
  * on an OpenCL device with float64. Special values are the C library's:
  *   log, log2: (+-0) = -inf, (x < 0) = NaN, (+inf) = +inf, (1) = +0;
  *              log2(2^k) = k exactly; subnormals are accepted
@@ -25,6 +25,10 @@
 
 #if CONCORD_CANON_F64
 
+/* ln2 = LN2HI + LN2LO; LN2HI has 32 significant bits, so k * LN2HI is exact
+ * for |k| < 2^21. */
+#define CONCORD_F64_LN2HI 0x1.62e42feep-1
+#define CONCORD_F64_LN2LO 0x1.a39ef35793c76p-33
 /* 1/ln2 = INVLN2HI + INVLN2LO */
 #define CONCORD_F64_INVLN2HI 0x1.71547652b82fep+0
 #define CONCORD_F64_INVLN2LO 0x1.777d0ffda0d24p-56
