@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/common/canon_f64_log.h"
 #include "concord/concord.h"
 #include "concord/op_table.h"
 #include "support/devices.h"
@@ -207,6 +208,42 @@ TEST(ReproducibleF64Cpu, WithinOneUlpOfLongDouble) {
     }
     EXPECT_LE(worst, 1.0) << op_name(op) << " at x = " << std::hexfloat << at;
     std::printf("  %-8s max %.3f ULP over %zu arguments\n", std::string(op_name(op)).c_str(), worst, v.size());
+  }
+}
+
+// The wiring, also where no device claims the ops: in the mode the CPU's
+// kernels give the shared functions' bits (through a strided view too);
+// outside it they keep the C library's.
+TEST(ReproducibleF64Cpu, TheModeRunsTheSharedAlgorithms) {
+  double (*const shared[])(double) = {concord_exp_f64, concord_expm1_f64, concord_log_f64, concord_log1p_f64,
+                                      concord_log2_f64, concord_tanh_f64, concord_sigmoid_f64};
+  double (*const libm[])(double) = {[](double v) { return std::exp(v); }, [](double v) { return std::expm1(v); },
+                                    [](double v) { return std::log(v); }, [](double v) { return std::log1p(v); },
+                                    [](double v) { return std::log2(v); }, [](double v) { return std::tanh(v); },
+                                    [](double v) { return 1.0 / (1.0 + std::exp(-v)); }};
+  std::vector<double> v = arguments();
+  v.resize(size_t{1} << 18);
+  const Tensor x = from_host(v.data(), {512, 512}, float64, kCPU);
+  const std::vector<double> xt = x.t().contiguous().to_vector<double>();
+  for (size_t i = 0; i < std::size(kOps); ++i) {
+    std::vector<double> mode, mode_t, plain;
+    {
+      ReproducibleGuard g(true);
+      mode = apply(kOps[i], x).to_vector<double>();
+      mode_t = apply(kOps[i], x.t()).to_vector<double>();
+    }
+    {
+      ReproducibleGuard g(false);
+      plain = apply(kOps[i], x).to_vector<double>();
+    }
+    int64_t bad_mode = 0, bad_plain = 0;
+    for (size_t j = 0; j < v.size(); ++j) {
+      auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); };
+      bad_mode += !same(mode[j], shared[i](v[j])) + !same(mode_t[j], shared[i](xt[j]));
+      bad_plain += !same(plain[j], libm[i](v[j]));
+    }
+    EXPECT_EQ(bad_mode, 0) << op_name(kOps[i]) << " in the mode";
+    EXPECT_EQ(bad_plain, 0) << op_name(kOps[i]) << " outside the mode";
   }
 }
 
