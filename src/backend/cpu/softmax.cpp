@@ -109,9 +109,12 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
   // float64 in the reproducible mode: exp and log shared with OpenCL (backend/common/canon_f64*.h).
   const bool shared = std::is_same_v<T, double> && nan_rule_in_stores();
   if constexpr (std::is_same_v<T, double>) {
-    if (shared) red::run<T>(x, g, red::ExpSumSharedR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? concord_log_f64(a) : A(1) / a; });
+    if (shared)
+      red::run<T>(x, g, red::ExpSumSharedR<T>{}, m.data(),
+                  [&](int64_t o, A a) { s[o] = kLog ? concord_log_f64(a) : A(1) / a; });
   }
-  if (!shared) red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? vec::log_acc(a) : A(1) / a; });
+  if (!shared)
+    red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? vec::log_acc(a) : A(1) / a; });
   Shape keep = x.shape();
   keep[dim] = 1;
   const Tensor mt = wrap_rows(m, keep, x.shape(), x.device());
