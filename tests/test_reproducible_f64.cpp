@@ -55,8 +55,9 @@ const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kMin = std::numeric_limits<double>::denorm_min();
 
-// ~1M bit patterns over every exponent, a dense sweep of [-750, 750] and the
-// cancellation regions (near 0, near 1, near -1), then the special values.
+// ~1M bit patterns over every exponent, a dense sweep of [-750, 750], the
+// cancellation regions (near 0, near 1, near -1) and the branch points, then
+// the special values.
 std::vector<double> arguments() {
   std::vector<double> v;
   uint64_t s = 0x9e3779b97f4a7c15ull;
@@ -74,6 +75,9 @@ std::vector<double> arguments() {
     v.push_back(1.0 + std::ldexp(static_cast<double>(static_cast<int64_t>(next()) >> 20), -62));
     v.push_back(-1.0 + std::ldexp(static_cast<double>(next() >> 12), -60));
   }
+  // around the algorithms' branch points (expm1's series, log1p's direct range, the thresholds)
+  for (double c : {0.125, -0.125, 0.0625, -0.2929, 0.4142, 709.78, -708.4, -745.13, 40.0, -40.0, 20.0})
+    for (int i = 0; i < (1 << 12); ++i) v.push_back(c + (static_cast<double>(next() >> 11) * 0x1p-53 - 0.5) * 0x1p-9);
   for (double x : {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, kInf, -kInf, kNaN, kMin, -kMin, 0x1p-1022, -0x1p-1022,
                    std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), 709.782712893384,
                    709.7827128933841, -745.1332191019411, -745.1332191019412, -708.4, -37.5, -40.0, 40.0, 20.0,
