@@ -114,8 +114,9 @@ TEST_P(ReproducibleF64, SameBitsAsTheCpuOverEveryExponentAndView) {
   const Capabilities& caps = capabilities(device());
   const bool opencl = GetParam().label.rfind("opencl", 0) == 0;
   std::vector<double> v = arguments();
-  v.resize(size_t{1} << 20, 0.75);  // a 1024 x 1024 square for the transposed view
-  const Tensor x = from_host(v.data(), {1024, 1024}, float64, kCPU);
+  const int64_t rows = (static_cast<int64_t>(v.size()) + 1023) / 1024;  // rows x 1024 for the transposed view
+  v.resize(static_cast<size_t>(rows * 1024), 0.75);
+  const Tensor x = from_host(v.data(), {rows, 1024}, float64, kCPU);
   const Tensor row = from_host(v.data() + 5000, {1, 1024}, float64, kCPU);
   ReproducibleGuard g(true);
   int checked = 0;
