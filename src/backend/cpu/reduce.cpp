@@ -89,6 +89,13 @@ void reduce_float_stats(OpId op, const Tensor& x, const Geom& g, const Tensor& o
       auto shift = first_pass<T>(x, g, red::ExtremeR<T, true>{}, [](compute_t<T> m) {
         return std::isinf(m) ? A(0) : static_cast<A>(m);
       });
+      if constexpr (std::is_same_v<T, double>) {
+        if (nan_rule_in_stores()) {  // the reproducible mode: exp and log shared with OpenCL
+          reduce_to<T>(x, g, out, red::ExpSumSharedR<T>{}, shift.data(),
+                       [&shift](int64_t i, A a) { return shift[i] + concord_log_f64(a); });
+          return;
+        }
+      }
       reduce_to<T>(x, g, out, red::ExpSumR<T>{}, shift.data(),
                    [&shift](int64_t i, A a) { return shift[i] + vec::log_acc(a); });
       return;

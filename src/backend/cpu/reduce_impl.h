@@ -27,6 +27,7 @@
 #include "backend/cpu/convert.h"
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
+#include "backend/common/canon_f64_log.h"
 
 namespace concord::detail::cpu::red {
 
@@ -261,6 +262,15 @@ struct ExpSumR : SumR<T> {  // sum exp(v - shift), shift from params
     if constexpr (std::is_same_v<A, float>) return vec::exp_f32(static_cast<A>(v) - s);
     else return std::exp(static_cast<A>(v) - s);
   }
+};
+
+// float64 in the reproducible mode: the exp shared with OpenCL
+// (backend/common/canon_f64.h). The caller picks it on its own thread
+// (nan_rule_in_stores()), since worker threads do not see the mode.
+template <class T>
+struct ExpSumSharedR : SumR<T> {
+  using A = typename SumR<T>::A;
+  static A map(typename SumR<T>::V v, A s) { return concord_exp_f64(static_cast<A>(v) - s); }
 };
 
 template <class T, bool kAll>

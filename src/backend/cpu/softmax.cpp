@@ -5,7 +5,8 @@
 // multiplies by 1/sum (a division per element is a sizeable share of a row).
 // float32 and the halves use exp_f32 (vec_math.h) everywhere: rows contiguous
 // in memory run on the vectorised kernels, other layouts on scalar loops with
-// the same bits.
+// the same bits. float64 in the reproducible mode uses the exp and log shared
+// with OpenCL (backend/common/canon_f64*.h) instead of libm's.
 // cumsum is sequential along the dim in the accumulation dtype (float32 for
 // halves, int64 wrapping for integers), rounded to the output at every step.
 #include <cmath>
@@ -105,20 +106,28 @@ void softmax_typed(const Tensor& x, int64_t dim, const Tensor& out) {
   }
   std::vector<A> m(static_cast<size_t>(g.n_out)), s(static_cast<size_t>(g.n_out));
   red::run<T>(x, g, red::ExtremeR<T, true>{}, nullptr, [&](int64_t o, V a) { m[o] = static_cast<A>(a); });
-  red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? vec::log_acc(a) : A(1) / a; });
+  // float64 in the reproducible mode: exp and log shared with OpenCL (backend/common/canon_f64*.h).
+  const bool shared = std::is_same_v<T, double> && nan_rule_in_stores();
+  if constexpr (std::is_same_v<T, double>) {
+    if (shared)
+      red::run<T>(x, g, red::ExpSumSharedR<T>{}, m.data(),
+                  [&](int64_t o, A a) { s[o] = kLog ? concord_log_f64(a) : A(1) / a; });
+  }
+  if (!shared)
+    red::run<T>(x, g, red::ExpSumR<T>{}, m.data(), [&](int64_t o, A a) { s[o] = kLog ? vec::log_acc(a) : A(1) / a; });
   Shape keep = x.shape();
   keep[dim] = 1;
   const Tensor mt = wrap_rows(m, keep, x.shape(), x.device());
   const Tensor stt = wrap_rows(s, keep, x.shape(), x.device());
   Iter it({&out, &x, &mt, &stt});
-  for_each(it, [](char* const* p, const int64_t* st, int64_t n) {
+  for_each(it, [shared](char* const* p, const int64_t* st, int64_t n) {
     char *o = p[0], *xi = p[1], *mi = p[2], *si = p[3];
     for (int64_t i = 0; i < n; ++i, o += st[0], xi += st[1], mi += st[2], si += st[3]) {
       const A d = static_cast<A>(static_cast<V>(*reinterpret_cast<const T*>(xi))) - *reinterpret_cast<const A*>(mi);
       A r;
       if constexpr (kLog) r = d - *reinterpret_cast<const A*>(si);
       else if constexpr (std::is_same_v<A, float>) r = vec::exp_f32(d) * *reinterpret_cast<const A*>(si);
-      else r = std::exp(d) * *reinterpret_cast<const A*>(si);
+      else r = (shared ? concord_exp_f64(d) : std::exp(d)) * *reinterpret_cast<const A*>(si);
       *reinterpret_cast<T*>(o) = convert<T>(r);
     }
   });

@@ -76,6 +76,10 @@ Capabilities capabilities(int index) {
   // float32 sin, cos, tan, pow (pow(tensor, number) too), atan2: common/canon_trig.h, canon_pow.h.
   for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
+  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, and the exp and log
+  // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h)
+  // in the mode's program variants (elementwise.cl, reduce.cl).
+  const DtypeSet f64_shared = info.fp64 ? DtypeSet{float64} : DtypeSet{};
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
                                             {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
                                             {OpId::sin, f64_inside}, {OpId::cos, f64_inside}, {OpId::tan, f64_inside},
@@ -84,6 +88,16 @@ Capabilities capabilities(int index) {
                                             {OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
+                                            {OpId::exp, f64_shared},
+                                            {OpId::expm1, f64_shared},
+                                            {OpId::log, f64_shared},
+                                            {OpId::log1p, f64_shared},
+                                            {OpId::log2, f64_shared},
+                                            {OpId::tanh, f64_shared},
+                                            {OpId::sigmoid, f64_shared},
+                                            {OpId::logsumexp, f64_shared},
+                                            {OpId::softmax, f64_shared},
+                                            {OpId::log_softmax, f64_shared},
                                             {OpId::softmax, {float16, bfloat16, float32}},
                                             {OpId::matmul, kAll}, {OpId::mm, kAll}, {OpId::bmm, kAll},
                                             {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/opencl/opencl_backend.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::ocl {
 namespace {
@@ -85,7 +86,8 @@ void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split&
   const std::string opts = std::string("-DXS=") + suffix(xt) + " -DOS=" + suffix(out_dtype) + " -DRED=" +
                            std::to_string(static_cast<int>(r)) + " -DACC=" + acc + " -DAS=" + as +
                            " -DRED_FLOAT=" + (is_float ? "1" : "0") + " -DRED_ULONG=" + (is_ulong ? "1" : "0") +
-                           " -DRED_F64=" + (acc == "double" ? "1" : "0") + extra;
+                           " -DRED_F64=" + (acc == "double" ? "1" : "0") + extra +
+                           (acc == "double" && r == kExpSum && nan_rule_in_stores() ? " -DRED_F64_SHARED=1" : "");
   const int64_t nout = g.nout, n = g.n;
   const int post_i = static_cast<int>(post);
   if (nout >= kRowsMinOutputs || n <= kRowsMaxLength) {
@@ -239,7 +241,8 @@ void OpenClBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
   run_reduce(*this, op, kMax, x, g, nullptr, kNone, 0, mem(m), ad);
   run_reduce(*this, op, kExpSum, x, g, mem(m), is_log ? kLog : kNone, 0, mem(s), ad);
   const std::string opts = std::string("-DSCAN=1 -DXS=") + suffix(xt) + " -DOS=" + suffix(out.dtype()) + " -DACC=" +
-                           acc_type(xt) + " -DAS=" + suffix(ad) + " -DSCAN_ULONG=0";
+                           acc_type(xt) + " -DAS=" + suffix(ad) + " -DSCAN_ULONG=0" +
+                           (ad == float64 && nan_rule_in_stores() ? " -DRED_F64_SHARED=1" : "");
   const int64_t total = g.nout * g.n;
   run(kernel("reduce.cl", "softmax_out", opts), static_cast<size_t>(total), kLocal, buffer(x), g.kept, g.red,
       og.kept, og.red, g.n, total, mem(m), mem(s), static_cast<cl_int>(is_log), buffer(out));

@@ -76,7 +76,6 @@ FLOOR_DIVIDE(double)
 #endif
 
 #define EXP_float(x, w) exp_f32(x)
-#define EXP_double(x, w) exp(w)
 // float32 (and the halves) with float64: the CPU's algorithms (cpu_math.cl), so
 // its bits; without float64, float32 math on the device's own terms.
 #if CONCORD_HAS_FP64
@@ -109,9 +108,28 @@ FLOOR_DIVIDE(double)
 #define TAN_double(x, w) tan(w)
 #define POW_double(a, b, M) pow(a, b)
 #define ATAN2_double(a, b, M) atan2(a, b)
+// float64 in the reproducible mode's program: the CPU's algorithms there
+// (common/canon_f64*.h), so its bits; the device's own elsewhere.
+#if CONCORD_NAN_RULE
+#define EXP_double(x, w) concord_exp_f64(x)
+#define EXPM1_double(x, w) concord_expm1_f64(x)
+#define LOG_double(x, w) concord_log_f64(x)
+#define LOG1P_double(x, w) concord_log1p_f64(x)
+#define LOG2_double(x, w) concord_log2_f64(x)
+#define TANH_double(x, w) concord_tanh_f64(x)
+#define SIGMOID_double(x, w) concord_sigmoid_f64(x)
+#else
+#define EXP_double(x, w) exp(w)
+#define EXPM1_double(x, w) expm1(w)
 #define LOG_double(x, w) log(w)
+#define LOG1P_double(x, w) log1p(w)
+#define LOG2_double(x, w) log2(w)
 #define TANH_double(x, w) tanh_double(w)
 #define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
+#endif
+#define EXPM1_float(x, w) expm1(w)
+#define LOG1P_float(x, w) log1p(w)
+#define LOG2_float(x, w) log2(w)
 
 // F: the value type; M: the type math functions are evaluated in.
 #define FLOAT_OPS(F, M)                                                                \
@@ -127,10 +145,10 @@ FLOOR_DIVIDE(double)
       case OP_round: return rint(x);                                                   \
       case OP_trunc: return trunc(x);                                                  \
       case OP_exp: return (F)EXP_##F(x, w);                                            \
-      case OP_expm1: return (F)expm1(w);                                               \
+      case OP_expm1: return (F)EXPM1_##F(x, w);                                        \
       case OP_log: return (F)LOG_##F(x, w);                                            \
-      case OP_log1p: return (F)log1p(w);                                               \
-      case OP_log2: return (F)log2(w);                                                 \
+      case OP_log1p: return (F)LOG1P_##F(x, w);                                        \
+      case OP_log2: return (F)LOG2_##F(x, w);                                          \
       case OP_sqrt: return sqrt(x);                                                    \
       case OP_rsqrt: return (F)1 / sqrt(x);                                            \
       case OP_sin: return (F)SIN_##F(x, w);                                            \

@@ -42,6 +42,14 @@ static inline long red_off(Geom rg, long i) {
 typedef E_CT(XS) val_t;
 
 // ============================================================== reductions
+// float64 exp-sums and logs in the reproducible mode (-DRED_F64_SHARED=1): the
+// CPU's algorithms there (common/canon_f64*.h), so its bits.
+#if RED_F64_SHARED
+#define EXP_RED(x) concord_exp_f64(x)
+#else
+#define EXP_RED(x) exp_acc(x)
+#endif
+
 #ifdef RED
 #define RED_SUM 1
 #define RED_PROD 2
@@ -112,7 +120,7 @@ static inline acc_t red_map(val_t v, param_t p) {
   const acc_t d = (acc_t)v * p.x - p.y;
   return d * d;
 #elif RED == RED_EXPSUM
-  return exp_acc((acc_t)v - p);
+  return EXP_RED((acc_t)v - p);
 #else
   return v != (val_t)0 ? (acc_t)1 : (acc_t)0;
 #endif
@@ -216,6 +224,8 @@ static inline acc_t stat_inverse(acc_t s) { return AFROM(((bits_t)(2 * S_BIAS) <
 static inline acc_t log_acc(acc_t a) {
 #if CONCORD_HAS_FP64 && !RED_F64
   return log_f32_cpu(a);
+#elif RED_F64_SHARED
+  return concord_log_f64(a);
 #else
   return log(a);
 #endif
@@ -438,7 +448,7 @@ __kernel void softmax_out(__global const E_ST(XS)* x, Geom kg, Geom rg, Geom okg
   if (t >= total) return;
   const long o = t / n, i = t - o * n;
   const acc_t d = (acc_t)XLOAD(x, geom_offset(kg, o) + red_off(rg, i)) - m[o];
-  const acc_t r = is_log ? d - s[o] : exp_acc(d) * ((acc_t)1 / s[o]);
+  const acc_t r = is_log ? d - s[o] : EXP_RED(d) * ((acc_t)1 / s[o]);
   out[geom_offset(okg, o) + red_off(org, i)] = E_CVT(OS, AS)(r);
 }
 #endif
