@@ -90,6 +90,31 @@ FLOOR_DIVIDE(double)
 #define SIGMOID_float(x, w) ((w) < -80.0f ? exp(w) / (1.0f + exp(w)) : 1.0f / (1.0f + exp(-(w))))
 #endif
 #define LOG_double(x, w) log(w)
+// The reproducible mode (the NaN-rule variant) with float64: float32 expm1,
+// log1p, log2, erf and gelu are the CPU's (common/canon_explog.h, canon_erf.h),
+// so its bits. The default mode keeps the device's own, faster functions.
+#if CONCORD_HAS_FP64 && CONCORD_NAN_RULE
+#define EXPM1_float(x, w) concord_canon_expm1_f32(x)
+#define LOG1P_float(x, w) concord_canon_log1p_f32(x)
+#define LOG2_float(x, w) concord_canon_log2_f32(x)
+#define ERF_float(x, w) concord_canon_erf_f32(x)
+#define GELU_float(x, w) concord_canon_gelu_f32(x)
+#else
+#define EXPM1_float(x, w) expm1(w)
+#define LOG1P_float(x, w) log1p(w)
+#define LOG2_float(x, w) log2(w)
+#define ERF_float(x, w) erf(w)
+#if CONCORD_HAS_FP64
+#define GELU_float(x, w) gelu_double(w)
+#else
+#define GELU_float(x, w) gelu_float(w)
+#endif
+#endif
+#define EXPM1_double(x, w) expm1(w)
+#define LOG1P_double(x, w) log1p(w)
+#define LOG2_double(x, w) log2(w)
+#define ERF_double(x, w) erf(w)
+#define GELU_double(x, w) gelu_double(w)
 #define TANH_double(x, w) tanh_double(w)
 #define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
 
@@ -107,10 +132,10 @@ FLOOR_DIVIDE(double)
       case OP_round: return rint(x);                                                   \
       case OP_trunc: return trunc(x);                                                  \
       case OP_exp: return (F)EXP_##F(x, w);                                            \
-      case OP_expm1: return (F)expm1(w);                                               \
+      case OP_expm1: return (F)EXPM1_##F(x, w);                                      \
       case OP_log: return (F)LOG_##F(x, w);                                            \
-      case OP_log1p: return (F)log1p(w);                                               \
-      case OP_log2: return (F)log2(w);                                                 \
+      case OP_log1p: return (F)LOG1P_##F(x, w);                                      \
+      case OP_log2: return (F)LOG2_##F(x, w);                                         \
       case OP_sqrt: return sqrt(x);                                                    \
       case OP_rsqrt: return (F)1 / sqrt(x);                                            \
       case OP_sin: return (F)sin(w);                                                   \
@@ -118,8 +143,8 @@ FLOOR_DIVIDE(double)
       case OP_tan: return (F)tan(w);                                                   \
       case OP_tanh: return (F)TANH_##F(x, w);                                          \
       case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
-      case OP_gelu: return (F)gelu_##M(w);                                             \
-      case OP_erf: return (F)erf(w);                                                   \
+      case OP_gelu: return (F)GELU_##F(x, w);                                         \
+      case OP_erf: return (F)ERF_##F(x, w);                                           \
       case OP_reciprocal: return (F)1 / x;                                             \
       default: return (F)NAN;  /* an op without a case here: never its input */        \
     }                                                                                  \
