@@ -90,31 +90,15 @@ FLOOR_DIVIDE(double)
 #define SIGMOID_float(x, w) ((w) < -80.0f ? exp(w) / (1.0f + exp(w)) : 1.0f / (1.0f + exp(-(w))))
 #endif
 #define LOG_double(x, w) log(w)
-// The reproducible mode (the NaN-rule variant) with float64: float32 expm1,
-// log1p, log2, erf and gelu are the CPU's (common/canon_explog.h, canon_erf.h),
-// so its bits. The default mode keeps the device's own, faster functions.
+// CANON_F(fn, x, native): in the reproducible mode (the NaN-rule variant) with
+// float64, float32's fn is the CPU's (backend/common/canon_*.h), so its bits;
+// elsewhere the device's own, faster native expression.
 #if CONCORD_HAS_FP64 && CONCORD_NAN_RULE
-#define EXPM1_float(x, w) concord_canon_expm1_f32(x)
-#define LOG1P_float(x, w) concord_canon_log1p_f32(x)
-#define LOG2_float(x, w) concord_canon_log2_f32(x)
-#define ERF_float(x, w) concord_canon_erf_f32(x)
-#define GELU_float(x, w) concord_canon_gelu_f32(x)
+#define CANON_float(fn, x, native) concord_canon_##fn##_f32(x)
 #else
-#define EXPM1_float(x, w) expm1(w)
-#define LOG1P_float(x, w) log1p(w)
-#define LOG2_float(x, w) log2(w)
-#define ERF_float(x, w) erf(w)
-#if CONCORD_HAS_FP64
-#define GELU_float(x, w) gelu_double(w)
-#else
-#define GELU_float(x, w) gelu_float(w)
+#define CANON_float(fn, x, native) (native)
 #endif
-#endif
-#define EXPM1_double(x, w) expm1(w)
-#define LOG1P_double(x, w) log1p(w)
-#define LOG2_double(x, w) log2(w)
-#define ERF_double(x, w) erf(w)
-#define GELU_double(x, w) gelu_double(w)
+#define CANON_double(fn, x, native) (native)
 #define TANH_double(x, w) tanh_double(w)
 #define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
 
@@ -132,10 +116,10 @@ FLOOR_DIVIDE(double)
       case OP_round: return rint(x);                                                   \
       case OP_trunc: return trunc(x);                                                  \
       case OP_exp: return (F)EXP_##F(x, w);                                            \
-      case OP_expm1: return (F)EXPM1_##F(x, w);                                      \
+      case OP_expm1: return (F)CANON_##F(expm1, x, expm1(w));                          \
       case OP_log: return (F)LOG_##F(x, w);                                            \
-      case OP_log1p: return (F)LOG1P_##F(x, w);                                      \
-      case OP_log2: return (F)LOG2_##F(x, w);                                         \
+      case OP_log1p: return (F)CANON_##F(log1p, x, log1p(w));                          \
+      case OP_log2: return (F)CANON_##F(log2, x, log2(w));                             \
       case OP_sqrt: return sqrt(x);                                                    \
       case OP_rsqrt: return (F)1 / sqrt(x);                                            \
       case OP_sin: return (F)sin(w);                                                   \
@@ -143,8 +127,8 @@ FLOOR_DIVIDE(double)
       case OP_tan: return (F)tan(w);                                                   \
       case OP_tanh: return (F)TANH_##F(x, w);                                          \
       case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
-      case OP_gelu: return (F)GELU_##F(x, w);                                         \
-      case OP_erf: return (F)ERF_##F(x, w);                                           \
+      case OP_gelu: return (F)CANON_##F(gelu, x, gelu_##M(w));                         \
+      case OP_erf: return (F)CANON_##F(erf, x, erf(w));                                \
       case OP_reciprocal: return (F)1 / x;                                             \
       default: return (F)NAN;  /* an op without a case here: never its input */        \
     }                                                                                  \
