@@ -1,10 +1,10 @@
 // The CPU's instruction-set level (core/cpu_isa.h): CONCORD_ISA caps it, and
 // every level the machine can run gives the same bits for the ops whose CPU
 // kernels have per-level code (the vectorised elementwise math, reductions,
-// softmax, half conversions, the small LU and triangular solves, the bfloat16
-// GEMM, the reproducible mode's GEMM). Each level runs in a child process of
-// this test binary (the level is read once per process), which prints a
-// digest of the results' bytes.
+// softmax, half conversions, the small LU (blocked on AVX2 and AVX-512) and
+// triangular solves, the bfloat16 GEMM, the reproducible mode's GEMM). Each
+// level runs in a child process of this test binary (the level is read once
+// per process), which prints a digest of the results' bytes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -87,6 +87,18 @@ TEST(CpuIsa, DISABLED_Digest) {
     h = fnv(h, linalg::solve(at, b));
     h = fnv(h, linalg::solve_triangular(at, b, /*upper=*/true));
     h = fnv(h, linalg::lu_factor(at).LU);
+  }
+  // The small LU with row swaps (not diagonally dominant) across its paths:
+  // ragged panels and edges (37: blocked from 24 on AVX2, unblocked on
+  // AVX-512; 100: blocked on both), and the reproducible mode past the small
+  // regime (130: every level's unblocked loop, which that mode must keep).
+  for (Dtype t : {float32, float64}) {
+    for (int64_t n : {37, 100}) {
+      const auto f = linalg::lu_factor(randn({2, n, n}, t, kCPU, 15));
+      h = fnv(fnv(h, f.LU), f.pivots);
+    }
+    const ReproducibleGuard on(true);
+    h = fnv(h, linalg::solve(randn({130, 130}, t, kCPU, 16), randn({130, 2}, t, kCPU, 17)));
   }
   const Tensor m = randn({48, 96}, bfloat16, kCPU, 9);
   h = fnv(h, matmul(m, m.t()));

@@ -1,7 +1,7 @@
 // The small-matrix linear algebra kernels against plain scalar loops written
 // here, bit for bit:
 //   - the small LU of every instruction-set level this CPU runs (vec::Kernels:
-//     the baseline and AVX2 loops, the AVX-512 LU of lu_avx512.h, unblocked
+//     the baseline loop, the AVX2 and AVX-512 LUs of lu_avx2.h / lu_avx512.h, unblocked
 //     and blocked): the same factors, pivots and info for sizes across the
 //     small regime (1..128), on random matrices and on ones built to hit exact
 //     pivot ties, zero pivots (singular), NaN, Inf. A level the CPU lacks is

@@ -10,8 +10,8 @@
 // absent bound (Python semantics, clamped; step must be positive), None (a new
 // dim of size 1) and Ellipsis (as many full slices as needed; at most one).
 // Every result is a view sharing storage. Tensor indices (gather by an index
-// tensor, boolean masks) are not terms: use index_select, gather or
-// masked_fill_/where.
+// tensor, boolean masks) are not terms: use index_select, gather,
+// masked_select/nonzero or masked_fill_/where.
 #pragma once
 
 #include <cstdint>

@@ -128,6 +128,7 @@ class CountState {
   void update(const Tensor& pred, const Tensor& target);
   void reset();
   void merge(const CountState& other);
+  void sync();   // src/dist/metrics_sync.cpp (concord/dist.h)
   // The counts on the host; NotComputableError before any sample.
   std::vector<int64_t> host_counts() const;
   // Per-class counts (zeros before any sample, or NotComputableError if require_samples).
@@ -149,6 +150,15 @@ class MetricBase {
   void update(const Tensor& pred, const Tensor& target) { state_.update(pred, target); }
   void reset() { state_.reset(); }
   void merge(const Derived& other) { state_.merge(static_cast<const MetricBase&>(other).state_); }
+  // Across the ranks of a distributed job (concord/dist.h): every rank's state
+  // becomes the sum of all ranks' exact integer counts, so compute() gives the
+  // single-process value of the whole data set on every rank. A collective:
+  // call it on every rank, once per evaluation (a second call would add the
+  // other ranks' counts again). Ranks with different class counts raise DistError.
+  //   auto acc = metrics::Accuracy::multiclass(10);
+  //   for (auto& [x, y] : my_shard) acc.update(model(x), y);
+  //   acc.sync();  double a = acc.compute().item<double>();   // same on every rank
+  void sync() { state_.sync(); }
   Counts counts() const { return state_.counts(); }
   Task task() const { return state_.config().task; }
   int64_t num_classes() const { return state_.config().classes; }

@@ -298,6 +298,15 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 // gather: index int64 with x's ndim, no larger than x in dims other than dim.
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor flip(const Tensor& x, Dims dims);
+// nonzero: the indices of x's nonzero (for bool: true) elements, int64 [k, x.ndim()] in
+// row-major order, on x's device (NaN counts as nonzero). A 0-dim x gives [k, 0].
+// masked_select: the elements of x where the bool mask is true, 1-D in row-major order of
+// the broadcast shape of x and mask (ShapeError if they do not broadcast, DtypeError for a
+// non-bool mask). Both read the mask on the host: the output size depends on its values.
+//   auto i = concord::nonzero(x > 0);            // [k, 2] for a 2-D x
+//   auto v = concord::masked_select(x, x > 0);   // [k]
+Tensor nonzero(const Tensor& x);
+Tensor masked_select(const Tensor& x, const Tensor& mask);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
 

@@ -354,9 +354,13 @@ def any(input: concord.Tensor, dim: object | None = None, keepdim: bool = False)
 def logsumexp(input: concord.Tensor, dim: object | None = None, keepdim: bool = False) -> concord.Tensor:
     """log(sum(exp)) over dims, without overflow."""
 
-def var(input: concord.Tensor, dim: object | None = None, correction: int = 1, keepdim: bool = False) -> concord.Tensor: ...
+def var(input: concord.Tensor, dim: object | None = None, correction: int = 1, keepdim: bool = False) -> concord.Tensor:
+    """
+    Variance over dims (None: all), divided by n - correction (Bessel's by default). The deviations are scaled by an exact power of two, so nothing overflows inside.
+    """
 
-def std(input: concord.Tensor, dim: object | None = None, correction: int = 1, keepdim: bool = False) -> concord.Tensor: ...
+def std(input: concord.Tensor, dim: object | None = None, correction: int = 1, keepdim: bool = False) -> concord.Tensor:
+    """Standard deviation: sqrt(var(input, dim, correction)), the same rules."""
 
 def max(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> object:
     """Over all elements, or (values, indices) along dim."""
@@ -364,35 +368,80 @@ def max(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) ->
 def min(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> object:
     """Over all elements, or (values, indices) along dim."""
 
-def argmax(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> concord.Tensor: ...
+def argmax(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> concord.Tensor:
+    """
+    int64 index of the first extreme in row-major order (a NaN beats every number, the first NaN wins) over the flattened input, or along dim.
+    """
 
-def argmin(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> concord.Tensor: ...
+def argmin(input: concord.Tensor, dim: int | None = None, keepdim: bool = False) -> concord.Tensor:
+    """
+    int64 index of the first extreme in row-major order (a NaN beats every number, the first NaN wins) over the flattened input, or along dim.
+    """
 
-def softmax(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor: ...
+def softmax(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor:
+    """
+    exp(x - max) / sum(exp(x - max)) along dim. dtype: the input is converted to it first (PyTorch's dtype=).
+    """
 
-def log_softmax(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor: ...
+def log_softmax(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor:
+    """
+    x - max - log(sum(exp(x - max))) along dim, without overflow. dtype: convert the input first.
+    """
 
-def cumsum(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor: ...
+def cumsum(input: concord.Tensor, dim: int, dtype: object | None = None) -> concord.Tensor:
+    """
+    Running sum along dim, in the op table's result dtype for the input (PyTorch's) or in dtype.
+    """
 
-def matmul(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+def matmul(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor:
+    """
+    torch.matmul's rules: 1-D operands are promoted and the added dim removed, batch dims broadcast. Both operands take one dtype (DtypeError otherwise: no implicit promotion).
+    """
 
-def mm(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+def mm(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor:
+    """[n, k] @ [k, m]; both operands of one dtype."""
 
-def bmm(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+def bmm(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor:
+    """[b, n, k] @ [b, k, m], no broadcasting; both operands of one dtype."""
 
-def mv(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+def mv(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor:
+    """[n, k] @ [k]; both operands of one dtype."""
 
-def dot(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+def dot(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor:
+    """
+    Inner product of two 1-D tensors of one dtype and length (0-dim result).
+    """
 
-def outer(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor: ...
+def outer(input: concord.Tensor, other: concord.Tensor) -> concord.Tensor:
+    """[n] x [m] -> [n, m]; both operands of one dtype."""
 
-def where(arg0: concord.Tensor, arg1: object, arg2: object, /) -> concord.Tensor: ...
+def where(condition: concord.Tensor, input: object, other: object) -> concord.Tensor:
+    """
+    input where the bool condition is true, else other; all three broadcast, input and other promote as PyTorch's (numbers included).
+    """
 
-def clamp(input: concord.Tensor, min: object | None = None, max: object | None = None) -> concord.Tensor: ...
+def clamp(input: concord.Tensor, min: object | None = None, max: object | None = None) -> concord.Tensor:
+    """
+    Limits to [min, max]; either bound may be None. A NaN bound gives NaN; integer bounds are clipped to the dtype's range (no wraparound); min > max gives max.
+    """
 
-def cat(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor: ...
+def nonzero(input: concord.Tensor) -> concord.Tensor:
+    """
+    Indices of the nonzero (true) elements, int64 [count, ndim], row-major; reads the values on the host.
+    """
 
-def stack(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor: ...
+def masked_select(input: concord.Tensor, mask: concord.Tensor) -> concord.Tensor:
+    """
+    The elements of x where the bool mask is true (broadcast together), 1-D in row-major order.
+    """
+
+def cat(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor:
+    """
+    Joins along dim; sizes must match in the other dims, dtypes promote, 1-D empty tensors are skipped (PyTorch's legacy rule). All on one device.
+    """
+
+def stack(tensors: Sequence[concord.Tensor], dim: int = 0) -> concord.Tensor:
+    """Joins equal shapes along a new dim; dtypes promote."""
 
 def dtype_policy(policy: str | None = None) -> object:
     """

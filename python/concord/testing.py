@@ -11,7 +11,7 @@ import numpy as _np
 from . import _concord
 from ._concord import AssertionError, Tensor  # noqa: A004  concord.AssertionError derives from AssertionError
 
-__all__ = ["AssertionError", "as_tensor", "assert_close", "compare"]
+__all__ = ["AssertionError", "as_tensor", "assert_close", "compare", "faults"]
 
 
 def as_tensor(x):
@@ -41,3 +41,37 @@ def assert_close(actual, expected, rtol=None, atol=None, equal_nan=False, check_
     (|a - e| <= atol + rtol * |e|, PyTorch's default tolerances per dtype)."""
     _concord._testing.assert_close(as_tensor(actual), as_tensor(expected), rtol, atol, equal_nan, check_dtype,
                                    check_device)
+
+
+class faults:
+    """Fault injection, for testing code that must survive a failing device (concord/fault_injection.h): the
+    chosen call fails through the same path as a real failure (OutOfMemoryError or DeviceError). A context
+    manager that clears every armed fault on entry and exit:
+
+        with concord.testing.faults() as f:
+            f.fail_next_transfer()
+            x.to("opencl:0")          # raises concord.DeviceError; x is untouched
+    """
+
+    def __enter__(self):
+        _concord._testing.clear_faults()
+        return self
+
+    def __exit__(self, *exc):
+        _concord._testing.clear_faults()
+        return False
+
+    @staticmethod
+    def fail_allocation_after(k, kind=""):
+        """The k-th allocation (k >= 1) on a device of kind ("cpu", "emu", "opencl", "vulkan", "" for any) fails."""
+        _concord._testing.fail_allocation_after(k, kind)
+
+    @staticmethod
+    def fail_next_kernel_build():
+        """The next OpenCL program or Vulkan pipeline built from source fails."""
+        _concord._testing.fail_next_kernel_build()
+
+    @staticmethod
+    def fail_next_transfer():
+        """The next host<->device read or write (OpenCL, Vulkan) fails."""
+        _concord._testing.fail_next_transfer()

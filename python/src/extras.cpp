@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "concord/fault_injection.h"
 
 namespace concord::py {
 namespace {
@@ -150,6 +151,12 @@ void bind_testing(nb::module_& m) {
     gil_scoped_release r;
     testing::assert_close(a, e, o);
   });
+  // Fault injection (concord/fault_injection.h): a device that fails under the
+  // caller, through the same code path as a real failure.
+  t.def("fail_allocation_after", [](int64_t k, const std::string& kind) { testing::fail_allocation_after(k, kind); });
+  t.def("fail_next_kernel_build", &testing::fail_next_kernel_build);
+  t.def("fail_next_transfer", &testing::fail_next_transfer);
+  t.def("clear_faults", &testing::clear_faults);
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // Indexing and the view methods. t[key] turns the Python key (int, slice,
 // None, Ellipsis, or a tuple of them) into the library's index terms; the
 // result is a view (Tensor::index). A 1-D integer tensor key gathers along
-// dim 0 (index_select, a copy). t[key] = value writes through index_put_.
+// dim 0 (index_select, a copy). A bool tensor key over the leading dims
+// selects as PyTorch does (nonzero + index_select, a copy: [count, rest...]).
+// t[key] = value writes through index_put_ (masked_fill_ for a bool key).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "common.h"
@@ -45,6 +48,36 @@ std::vector<TensorIndex> terms(nb::handle key) {
   return out;
 }
 
+// The mask over t's leading dims, as PyTorch takes it: its shape must equal
+// the first mask.ndim() sizes of t.
+void check_mask(const Tensor& t, const Tensor& mask) {
+  const Shape& ms = mask.shape();
+  const bool ok = mask.ndim() <= t.ndim() && std::equal(ms.begin(), ms.end(), t.shape().begin());
+  if (!ok)
+    throw ShapeError("[index] the bool mask of shape " + shape_str(ms) + " does not match the leading dims of the tensor " +
+                     shape_str(t.shape()) + " on " + t.device().str() +
+                     "; a mask indexes the first dims it covers, with their exact sizes");
+}
+
+// t[mask]: [count, t.shape[mask.ndim():]...], the selected rows in row-major order.
+Tensor mask_select_rows(const Tensor& t, const Tensor& mask) {
+  check_mask(t, mask);
+  Shape rows{mask.numel()};
+  for (int64_t d = mask.ndim(); d < t.ndim(); ++d) rows.push_back(t.size(d));
+  const Tensor pos = nonzero(mask.reshape({-1})).reshape({-1});
+  return index_select(t.reshape(rows), 0, pos);
+}
+
+// The mask with trailing size-1 dims, so that it broadcasts over t's other dims.
+Tensor mask_for_fill(const Tensor& t, const Tensor& mask) {
+  check_mask(t, mask);
+  Shape s = mask.shape();
+  s.resize(static_cast<size_t>(t.ndim()), 1);
+  return mask.reshape(s);
+}
+
+bool is_mask(nb::handle key) { return nb::isinstance<Tensor>(key) && nb::cast<const Tensor&>(key).dtype() == bool_; }
+
 Shape to_shape_args(nb::args args) {
   Shape s;
   if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
@@ -59,6 +92,11 @@ Shape to_shape_args(nb::args args) {
 
 void bind_indexing(nb::class_<Tensor>& cls) {
   cls.def("__getitem__", [](const Tensor& t, nb::handle key) {
+    if (is_mask(key)) {
+      const Tensor& mask = nb::cast<const Tensor&>(key);
+      gil_scoped_release r;
+      return mask_select_rows(t, mask);
+    }
     if (nb::isinstance<Tensor>(key)) {
       const Tensor& idx = nb::cast<const Tensor&>(key);
       gil_scoped_release r;
@@ -69,6 +107,19 @@ void bind_indexing(nb::class_<Tensor>& cls) {
     return t.index(k);
   });
   cls.def("__setitem__", [](Tensor& t, nb::handle key, nb::handle value) {
+    if (is_mask(key)) {
+      const Tensor& mask = nb::cast<const Tensor&>(key);
+      if (nb::isinstance<Tensor>(value)) {
+        const Tensor& v = nb::cast<const Tensor&>(value);
+        gil_scoped_release r;
+        t.masked_fill_(mask_for_fill(t, mask), v);   // a 0-dim value (masked_fill_ says so otherwise)
+      } else {
+        Scalar s = to_scalar(value);
+        gil_scoped_release r;
+        t.masked_fill_(mask_for_fill(t, mask), s);
+      }
+      return;
+    }
     std::vector<TensorIndex> k = terms(key);
     if (nb::isinstance<Tensor>(value)) {
       const Tensor& v = nb::cast<const Tensor&>(value);

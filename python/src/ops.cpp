@@ -147,8 +147,11 @@ void bind_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       gil_scoped_release rel;
       return is_var ? var(t, d, correction, keepdim) : concord::std(t, d, correction, keepdim);
     };
-    m.def(nm, f, nb::arg("input"), nb::arg("dim").none() = nb::none(), nb::arg("correction") = 1, nb::arg("keepdim") = false);
-    cls.def(nm, f, nb::arg("dim").none() = nb::none(), nb::arg("correction") = 1, nb::arg("keepdim") = false);
+    const char* doc = is_var ? "Variance over dims (None: all), divided by n - correction (Bessel's by default). The "
+                               "deviations are scaled by an exact power of two, so nothing overflows inside."
+                             : "Standard deviation: sqrt(var(input, dim, correction)), the same rules.";
+    m.def(nm, f, nb::arg("input"), nb::arg("dim").none() = nb::none(), nb::arg("correction") = 1, nb::arg("keepdim") = false, doc);
+    cls.def(nm, f, nb::arg("dim").none() = nb::none(), nb::arg("correction") = 1, nb::arg("keepdim") = false, doc);
   }
   auto maxmin = [](bool is_max) {
     return [is_max](const Tensor& t, std::optional<int64_t> dim, bool keepdim) -> nb::object {
@@ -178,8 +181,10 @@ void bind_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       return is_max ? argmax(t, dim, keepdim) : argmin(t, dim, keepdim);
     };
     const char* nm = is_max ? "argmax" : "argmin";
-    m.def(nm, f, nb::arg("input"), nb::arg("dim").none() = nb::none(), nb::arg("keepdim") = false);
-    cls.def(nm, f, nb::arg("dim").none() = nb::none(), nb::arg("keepdim") = false);
+    const char* doc = "int64 index of the first extreme in row-major order (a NaN beats every number, the first "
+                      "NaN wins) over the flattened input, or along dim.";
+    m.def(nm, f, nb::arg("input"), nb::arg("dim").none() = nb::none(), nb::arg("keepdim") = false, doc);
+    cls.def(nm, f, nb::arg("dim").none() = nb::none(), nb::arg("keepdim") = false, doc);
   }
   for (int which = 0; which < 3; ++which) {
     const char* nm = which == 0 ? "softmax" : which == 1 ? "log_softmax" : "cumsum";
@@ -188,37 +193,61 @@ void bind_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       gil_scoped_release rel;
       return which == 0 ? softmax(t, dim, dt) : which == 1 ? log_softmax(t, dim, dt) : cumsum(t, dim, dt);
     };
-    m.def(nm, f, nb::arg("input"), nb::arg("dim"), nb::arg("dtype").none() = nb::none());
-    cls.def(nm, f, nb::arg("dim"), nb::arg("dtype").none() = nb::none());
+    const char* doc = which == 0 ? "exp(x - max) / sum(exp(x - max)) along dim. dtype: the input is converted to it first "
+                                   "(PyTorch's dtype=)."
+                      : which == 1 ? "x - max - log(sum(exp(x - max))) along dim, without overflow. dtype: convert "
+                                     "the input first."
+                                   : "Running sum along dim, in the op table's result dtype for the input (PyTorch's) or in dtype.";
+    m.def(nm, f, nb::arg("input"), nb::arg("dim"), nb::arg("dtype").none() = nb::none(), doc);
+    cls.def(nm, f, nb::arg("dim"), nb::arg("dtype").none() = nb::none(), doc);
   }
 
   // The matmul family and friends (tensor operands only).
   using TT = Tensor (*)(const Tensor&, const Tensor&);
-  const std::pair<const char*, TT> two[] = {{"matmul", &matmul}, {"mm", &mm}, {"bmm", &bmm},
-                                            {"mv", &mv}, {"dot", &dot}, {"outer", &outer}};
-  for (const auto& [nm, fp] : two) {
-    TT f = fp;
+  struct Two { const char* name; TT f; const char* doc; };
+  const Two two[] = {
+      {"matmul", &matmul, "torch.matmul's rules: 1-D operands are promoted and the added dim removed, batch dims "
+                          "broadcast. Both operands take one dtype (DtypeError otherwise: no implicit promotion)."},
+      {"mm", &mm, "[n, k] @ [k, m]; both operands of one dtype."},
+      {"bmm", &bmm, "[b, n, k] @ [b, k, m], no broadcasting; both operands of one dtype."},
+      {"mv", &mv, "[n, k] @ [k]; both operands of one dtype."},
+      {"dot", &dot, "Inner product of two 1-D tensors of one dtype and length (0-dim result)."},
+      {"outer", &outer, "[n] x [m] -> [n, m]; both operands of one dtype."}};
+  for (const Two& t : two) {
+    TT f = t.f;
     auto g = [f](const Tensor& a, const Tensor& b) { gil_scoped_release rel; return f(a, b); };
-    m.def(nm, g, nb::arg("input"), nb::arg("other"));
-    cls.def(nm, g, nb::arg("other"));
+    m.def(t.name, g, nb::arg("input"), nb::arg("other"), t.doc);
+    cls.def(t.name, g, nb::arg("other"), t.doc);
   }
   m.def("where", [](const Tensor& c, nb::handle a, nb::handle b) {
     PyOperand x, y;
     if (!to_operand(a, x) || !to_operand(b, y)) throw nb::type_error("where: operands must be tensors or numbers");
     gil_scoped_release rel;
     return where(c, x.operand(), y.operand());
-  });
+  }, nb::arg("condition"), nb::arg("input"), nb::arg("other"),
+     "input where the bool condition is true, else other; all three broadcast, input and other promote as "
+     "PyTorch's (numbers included).");
   m.def("clamp", [](const Tensor& t, nb::handle lo, nb::handle hi) {
     std::optional<Scalar> l, h;
     if (!lo.is_none()) l = to_scalar(lo);
     if (!hi.is_none()) h = to_scalar(hi);
     gil_scoped_release rel;
     return clamp(t, l, h);
-  }, nb::arg("input"), nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
+  }, nb::arg("input"), nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
+     "Limits to [min, max]; either bound may be None. A NaN bound gives NaN; integer bounds are "
+     "clipped to the dtype's range (no wraparound); min > max gives max.");
+  m.def("nonzero", [](const Tensor& x) { gil_scoped_release r; return nonzero(x); },
+        "Indices of the nonzero (true) elements, int64 [count, ndim], row-major; reads the values on the host.",
+        nb::arg("input"));
+  m.def("masked_select", [](const Tensor& x, const Tensor& mask) { gil_scoped_release r; return masked_select(x, mask); },
+        "The elements of x where the bool mask is true (broadcast together), 1-D in row-major order.",
+        nb::arg("input"), nb::arg("mask"));
   m.def("cat", [](const std::vector<Tensor>& xs, int64_t dim) { gil_scoped_release r; return cat(xs, dim); },
-        nb::arg("tensors"), nb::arg("dim") = 0);
+        nb::arg("tensors"), nb::arg("dim") = 0,
+        "Joins along dim; sizes must match in the other dims, dtypes promote, 1-D empty tensors are skipped "
+        "(PyTorch's legacy rule). All on one device.");
   m.def("stack", [](const std::vector<Tensor>& xs, int64_t dim) { gil_scoped_release r; return stack(xs, dim); },
-        nb::arg("tensors"), nb::arg("dim") = 0);
+        nb::arg("tensors"), nb::arg("dim") = 0, "Joins equal shapes along a new dim; dtypes promote.");
 }
 
 }  // namespace concord::py

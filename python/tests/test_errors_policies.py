@@ -103,3 +103,33 @@ def test_scope_cannot_be_entered_twice():
         with pytest.raises(concord.ValueError, match="already entered"):
             s.__enter__()
     assert concord.dtype_policy() == "downcast"
+
+
+@pytest.mark.parametrize("name", ["opencl:9", "vulkan:9", "emu:99", "cuda:0"])
+def test_absent_device_raises_a_clear_error(name):
+    a = concord.tensor([1.0, 2.0])
+    with pytest.raises(concord.DeviceError) as e:
+        a.to(name)
+    assert str(e.value).startswith("[") and name.split(":")[0] in str(e.value)
+    assert a.tolist() == [1.0, 2.0]
+
+
+def test_failing_device_raises_and_loses_nothing(device):
+    """A device that fails under the caller (fault injection: the same path as a real failure)."""
+    if device in ("cpu",) or device.startswith("emu"):
+        pytest.skip("host devices copy with memcpy, which cannot fail")
+    a = concord.tensor([1.0, 2.0, 3.0])
+    x = a.to(device)
+    with concord.testing.faults() as f:
+        f.fail_next_transfer()
+        with pytest.raises(concord.DeviceError, match=r"^\[(opencl|vulkan)\]"):
+            a.to(device)
+        f.fail_next_transfer()
+        with pytest.raises(concord.DeviceError):
+            x.to("cpu")
+        f.fail_allocation_after(1, device.split(":")[0])
+        with pytest.raises(concord.OutOfMemoryError):
+            x + x
+    assert a.tolist() == [1.0, 2.0, 3.0]
+    assert x.tolist() == [1.0, 2.0, 3.0]          # still there, still usable
+    assert (x + x).tolist() == [2.0, 4.0, 6.0]

@@ -63,3 +63,42 @@ def test_bad_keys_raise_clear_errors():
     with pytest.raises(TypeError):
         t[1.5]
     np.testing.assert_array_equal(t.numpy(), BASE)   # untouched
+
+
+def test_bool_mask_selects_like_pytorch(device):
+    torch = pytest.importorskip("torch")
+    base = np.arange(24, dtype=np.float32).reshape(4, 6) - 11
+    t = concord.tensor(base, device=device)
+    tt = torch.tensor(base)
+    for mask in (base > 0, (base % 3) == 0, np.zeros_like(base, dtype=bool)):
+        got = t[concord.tensor(mask, device=device)]
+        want = tt[torch.tensor(mask)]
+        assert got.shape == tuple(want.shape)
+        np.testing.assert_array_equal(got.to("cpu").numpy(), want.numpy())
+    rows = np.array([True, False, True, True])        # a mask over the leading dim: whole rows
+    got = t[concord.tensor(rows, device=device)]
+    assert got.shape == (3, 6)
+    np.testing.assert_array_equal(got.to("cpu").numpy(), base[rows])
+    np.testing.assert_array_equal(concord.masked_select(t, t > 0).to("cpu").numpy(), base[base > 0])
+    np.testing.assert_array_equal(concord.nonzero(t > 10).to("cpu").numpy(), np.argwhere(base > 10))
+
+
+def test_bool_mask_assignment_writes_through(device):
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = concord.tensor(base, device=device)
+    t[t > 6] = -1.0
+    want = base.copy()
+    want[want > 6] = -1.0
+    np.testing.assert_array_equal(t.to("cpu").numpy(), want)
+    t[concord.tensor([True, False, True], device=device)] = 0     # whole rows
+    want[[0, 2]] = 0
+    np.testing.assert_array_equal(t.to("cpu").numpy(), want)
+
+
+def test_bad_masks_raise_and_leave_the_tensor():
+    t = concord.tensor(BASE)
+    with pytest.raises(concord.ShapeError, match=r"^\[index\] the bool mask of shape \[3\]"):
+        t[concord.tensor([True, False, True])]
+    with pytest.raises(concord.ShapeError, match=r"^\[masked_fill_\] the value must be a 0-dim tensor"):
+        t[t > 3] = concord.ones(2)
+    np.testing.assert_array_equal(t.numpy(), BASE)

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "concord/concord.h"
+#include "concord/dist.h"
 
 namespace concord::cli {
 
@@ -36,6 +37,11 @@ int cmd_devices() {
                   c.keeps_nan_payloads ? "" : ", NaN sign and payload not promised");
     for (const std::string& line : c.details) std::printf("  %s\n", line.c_str());
   }
+  // Distributed collectives (concord/dist.h): whether this build has MPI.
+  if (dist::distributed_support())
+    std::printf("\ndistributed: on (MPI: %s)\n", dist::mpi_library_version().c_str());
+  else
+    std::printf("\ndistributed: off (built without MPI: install libopenmpi-dev openmpi-bin and reconfigure)\n");
   const auto notes = device_notes();
   if (!notes.empty()) std::printf("\n");
   for (const auto& n : notes) std::printf("note: %s\n", n.c_str());

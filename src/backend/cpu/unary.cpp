@@ -3,20 +3,25 @@
 // Each op is a small functor over the compute type (float for float16 and
 // bfloat16). exp, sigmoid, tanh and log of float32 and the halves go to the
 // vectorised kernels of vec_math.h instead (<= 1 ULP, same bits on every ISA);
-// float64 keeps the libm calls. Contiguous runs use `#pragma omp simd` loops:
-// at -O2 GCC's cheap cost model would otherwise leave loops of unknown trip
-// count scalar.
+// float64 keeps the libm calls. In the reproducible mode float32 (and the
+// halves) sin, cos, tan, pow(x, number), expm1, log1p, log2, erf and gelu run
+// the shared code of backend/common (canon_trig.h, canon_pow.h,
+// canon_explog.h, canon_erf.h), which OpenCL runs too; outside it the C
+// library's, faster (sin/cos/tan about twice, powf many times, the others:
+// see CanonExpm1). Contiguous runs use `#pragma omp simd` loops: at -O2 GCC's
+// cheap cost model would otherwise leave loops of unknown trip count scalar.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "backend/common/canon_erf.h"
 #include "backend/common/canon_explog.h"
+#include "backend/common/canon_pow.h"
+#include "backend/common/canon_trig.h"
 #include "backend/cpu/convert.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
-#include "concord/policy.h"
 
 namespace concord::detail::cpu {
 
@@ -175,10 +180,14 @@ struct Gelu {
   }
 };
 
-// The reproducible mode's float32 expm1, log1p, log2, erf and gelu: the shared
-// algorithms of backend/common (double inside, rounded once), which OpenCL runs
-// too. The default mode keeps the C library (<= 0.9 ULP): as fast for expm1,
-// 1.2x faster for log1p, about 5x for log2 and 3-4x for erf and gelu.
+// The reproducible mode's float32 sin, cos, tan (canon_trig.h), expm1, log1p,
+// log2 (canon_explog.h), erf and gelu (canon_erf.h): double inside, rounded
+// once; OpenCL runs the same code. Outside the mode the C library's (<= 0.9
+// ULP): as fast for expm1, 1.2x faster for log1p, about 5x for log2 and 3-4x
+// for erf and gelu.
+struct CanonSin { float operator()(float x) const { return concord_sin_f32(x); } };
+struct CanonCos { float operator()(float x) const { return concord_cos_f32(x); } };
+struct CanonTan { float operator()(float x) const { return concord_tan_f32(x); } };
 struct CanonExpm1 { float operator()(float x) const { return concord_canon_expm1_f32(x); } };
 struct CanonLog1p { float operator()(float x) const { return concord_canon_log1p_f32(x); } };
 struct CanonLog2 { float operator()(float x) const { return concord_canon_log2_f32(x); } };
@@ -214,22 +223,24 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
     }
   }
   if constexpr (std::is_same_v<C<T>, float>) {
+    if (nan_rule_in_stores()) {  // the mode (read on this thread): the shared algorithms
+      if (op == OpId::sin) return map1<T, T>(x, out, CanonSin{});
+      if (op == OpId::cos) return map1<T, T>(x, out, CanonCos{});
+      if (op == OpId::tan) return map1<T, T>(x, out, CanonTan{});
+      if (op == OpId::expm1) return map1<T, T>(x, out, CanonExpm1{});
+      if (op == OpId::log1p) return map1<T, T>(x, out, CanonLog1p{});
+      if (op == OpId::log2) return map1<T, T>(x, out, CanonLog2{});
+      if (op == OpId::erf) return map1<T, T>(x, out, CanonErf{});
+      if (op == OpId::gelu) return map1<T, T>(x, out, CanonGelu{});
+    }
+  }
+  if constexpr (std::is_same_v<C<T>, float>) {
     switch (op) {
       case OpId::exp: return vec_map1<T>(vec::UnOp::exp, x, out);
       case OpId::sigmoid: return vec_map1<T>(vec::UnOp::sigmoid, x, out);
       case OpId::tanh: return vec_map1<T>(vec::UnOp::tanh, x, out);
       case OpId::log: return vec_map1<T>(vec::UnOp::log, x, out);
       default: break;
-    }
-    if (reproducible()) {  // read here, on the calling thread
-      switch (op) {
-        case OpId::expm1: return map1<T, T>(x, out, CanonExpm1{});
-        case OpId::log1p: return map1<T, T>(x, out, CanonLog1p{});
-        case OpId::log2: return map1<T, T>(x, out, CanonLog2{});
-        case OpId::erf: return map1<T, T>(x, out, CanonErf{});
-        case OpId::gelu: return map1<T, T>(x, out, CanonGelu{});
-        default: break;
-      }
     }
   }
   if constexpr (std::is_floating_point_v<C<T>>) {
@@ -278,7 +289,9 @@ void pow_scalar_typed(const Tensor& x, const ScalarExponent& e, const Tensor& ou
   if constexpr (std::is_same_v<T, double>) {
     map1<T, T>(x, out, [v = e.value](double b) { return std::pow(b, v); });
   } else if constexpr (std::is_same_v<C<T>, float>) {
-    if (e.wide) map1<T, T>(x, out, [v = e.value](float b) { return static_cast<float>(std::pow(static_cast<double>(b), v)); });
+    // The mode: canon_pow.h's pow with the double exponent, as OpenCL's pows64c kernels.
+    if (nan_rule_in_stores()) map1<T, T>(x, out, [v = e.value](float b) { return concord_pow_f32(b, v); });
+    else if (e.wide) map1<T, T>(x, out, [v = e.value](float b) { return static_cast<float>(std::pow(static_cast<double>(b), v)); });
     else map1<T, T>(x, out, [e](float b) { return pow_split(b, e); });
   } else {
     throw NotImplementedError("[pow] the cpu number-exponent kernel has no " + std::string(name(dtype_v<T>)) +

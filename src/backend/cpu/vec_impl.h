@@ -357,8 +357,8 @@ void trsm_small(const T* a, T* b, int64_t n, int64_t k, bool left, bool upper, b
 }  // namespace
 }  // namespace concord::detail::cpu::vec::VEC_NS
 
-// VEC_LU_F32 / VEC_LU_F64: an LU written for the ISA itself (vec_avx512.cpp:
-// lu_avx512.h), else the loop of linalg_small.h.
+// VEC_LU_F32 / VEC_LU_F64: an LU written for the ISA itself (vec_avx2.cpp,
+// vec_avx512.cpp: lu_avx2.h, lu_avx512.h), else the loop of linalg_small.h.
 #ifndef VEC_LU_F32
 #define VEC_LU_F32 &VEC_NS::lu_small<float>
 #define VEC_LU_F64 &VEC_NS::lu_small<double>

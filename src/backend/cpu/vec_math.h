@@ -74,7 +74,7 @@ struct Kernels {
   //   log:     o[i] = (x[i] - a) - b
   //   exp_scale_max: exp_scale's bits, for a >= every x[i] (as exp_sum_max)
   void (*row_out)(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b);
-  // The small-matrix linear algebra (linalg_small.h; AVX-512: lu_avx512.h),
+  // The small-matrix linear algebra (linalg_small.h; AVX2/AVX-512 LU: lu_avx2.h, lu_avx512.h),
   // row-major, n <= 128: LU with partial pivoting in place (1-based pivots,
   // returns getrf's info), and triangular solves A X = B (left, b [n, k]) or
   // X A = B (b [k, n]), b overwritten.

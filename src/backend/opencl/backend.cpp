@@ -73,11 +73,16 @@ Capabilities capabilities(int index) {
   const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
   for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid, OpId::logsumexp, OpId::log_softmax})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
+  // float32 sin, cos, tan, pow (pow(tensor, number) too), atan2: common/canon_trig.h, canon_pow.h;
   // float32 expm1, log1p, log2, erf, gelu: common/canon_explog.h and canon_erf.h, double inside.
-  for (OpId op : {OpId::expm1, OpId::log1p, OpId::log2, OpId::erf, OpId::gelu})
+  for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
+                  OpId::erf, OpId::gelu})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
                                             {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
+                                            {OpId::sin, f64_inside}, {OpId::cos, f64_inside}, {OpId::tan, f64_inside},
+                                            {OpId::pow, f64_inside | DtypeSet{uint8, int8, int16, int32, int64}},  // ipow: the CPU's loop
+                                            {OpId::atan2, f64_inside},
                                             {OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},

@@ -194,7 +194,9 @@ void OpenClBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const T
   const Geom gx = geom_as(x, out.shape()), go = geom(out);
   const std::string sfx = suffix(x.dtype());
   if (e.wide || x.dtype() == float64) {
-    run(kernel("pow.cl", ("pows64_" + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.value, n);
+    // The mode: canon_pow.h, as the CPU there (float64 is not this kernel's).
+    const char* k = x.dtype() != float64 && nan_rule_in_stores() ? "pows64c_" : "pows64_";
+    run(kernel("pow.cl", (k + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.value, n);
     return;
   }
   const cl_int flags = (e.odd ? 1 : 0) | (e.integer ? 2 : 0);

@@ -89,6 +89,26 @@ FLOOR_DIVIDE(double)
 /* in float, exp(-x) overflows below -88, where exp(x) / (1 + exp(x)) keeps the subnormal results */
 #define SIGMOID_float(x, w) ((w) < -80.0f ? exp(w) / (1.0f + exp(w)) : 1.0f / (1.0f + exp(-(w))))
 #endif
+// float32 sin/cos/tan/pow/atan2 in the reproducible mode's program variant
+// with float64: the CPU's code in the mode (common/canon_trig.h, canon_pow.h).
+#if CONCORD_HAS_FP64 && CONCORD_NAN_RULE
+#define SIN_float(x, w) concord_sin_f32(x)
+#define COS_float(x, w) concord_cos_f32(x)
+#define TAN_float(x, w) concord_tan_f32(x)
+#define POW_float(a, b, M) concord_pow_f32(a, (double)(b))
+#define ATAN2_float(a, b, M) concord_atan2_f32(a, b)
+#else
+#define SIN_float(x, w) sin(w)
+#define COS_float(x, w) cos(w)
+#define TAN_float(x, w) tan(w)
+#define POW_float(a, b, M) pow((M)(a), (M)(b))
+#define ATAN2_float(a, b, M) atan2((M)(a), (M)(b))
+#endif
+#define SIN_double(x, w) sin(w)
+#define COS_double(x, w) cos(w)
+#define TAN_double(x, w) tan(w)
+#define POW_double(a, b, M) pow(a, b)
+#define ATAN2_double(a, b, M) atan2(a, b)
 #define LOG_double(x, w) log(w)
 // CANON_F(fn, x, native): in the reproducible mode (the NaN-rule variant) with
 // float64, float32's fn is the CPU's (backend/common/canon_*.h), so its bits;
@@ -122,9 +142,9 @@ FLOOR_DIVIDE(double)
       case OP_log2: return (F)CANON_##F(log2, x, log2(w));                             \
       case OP_sqrt: return sqrt(x);                                                    \
       case OP_rsqrt: return (F)1 / sqrt(x);                                            \
-      case OP_sin: return (F)sin(w);                                                   \
-      case OP_cos: return (F)cos(w);                                                   \
-      case OP_tan: return (F)tan(w);                                                   \
+      case OP_sin: return (F)SIN_##F(x, w);                                            \
+      case OP_cos: return (F)COS_##F(x, w);                                            \
+      case OP_tan: return (F)TAN_##F(x, w);                                            \
       case OP_tanh: return (F)TANH_##F(x, w);                                          \
       case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
       case OP_gelu: return (F)CANON_##F(gelu, x, gelu_##M(w));                         \
@@ -148,7 +168,7 @@ FLOOR_DIVIDE(double)
       case OP_sub: return a - b;                                                       \
       case OP_mul: return a * b;                                                       \
       case OP_div: return a / b;                                                       \
-      case OP_pow: return (F)pow((M)a, (M)b);                                          \
+      case OP_pow: return (F)POW_##F(a, b, M);                                         \
       case OP_maximum: return (a < b || b != b) ? b : a;                               \
       case OP_minimum: return (b < a || b != b) ? b : a;                               \
       case OP_remainder: {                                                             \
@@ -156,7 +176,7 @@ FLOOR_DIVIDE(double)
         if (m != (F)0 && ((b < (F)0) != (m < (F)0))) m += b;                           \
         return m;                                                                      \
       }                                                                                \
-      case OP_atan2: return (F)atan2((M)a, (M)b);                                      \
+      case OP_atan2: return (F)ATAN2_##F(a, b, M);                                     \
       case OP_floor_divide: return fdiv_##F(a, b);                                     \
       default: return (F)NAN;                                                          \
     }                                                                                  \

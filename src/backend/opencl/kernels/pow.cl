@@ -6,6 +6,7 @@
 //   pows_X(gx, go, x, out, hi, lo, flags, n)   the split scheme, float32 only
 //                                              (flags: 1 odd integer, 2 integer)
 //   pows64_X(gx, go, x, out, e, n)             float(pow(double(x), e)), with float64
+//   pows64c_X(gx, go, x, out, e, n)            the reproducible mode's pow (canon_pow.h), with float64
 
 // e = hi + lo: pow(|x|, hi) * (1 + lo * ln|x|), then the sign of x's power.
 static inline float pow_split(float x, float hi, float lo, int flags) {
@@ -43,4 +44,16 @@ POW_WIDE_KERNEL(f32)
 POW_WIDE_KERNEL(f16)
 POW_WIDE_KERNEL(bf16)
 POW_WIDE_KERNEL(f64)
+
+// The reproducible mode (float32 and the halves): common/canon_pow.h's pow with
+// the double exponent, the code the CPU runs in the mode, so the CPU's bits.
+#define POW_CANON_KERNEL(X)                                                                        \
+  __kernel void pows64c_##X(Geom gx, Geom go, __global const st_##X* x, __global st_##X* out,      \
+                            double e, long n) {                                                    \
+    const long i = get_global_id(0);                                                               \
+    if (i < n) store_##X(out, geom_at(go, i), (ct_##X)concord_pow_f32(load_##X(x, geom_at(gx, i)), e)); \
+  }
+POW_CANON_KERNEL(f32)
+POW_CANON_KERNEL(f16)
+POW_CANON_KERNEL(bf16)
 #endif

@@ -1,0 +1,190 @@
+// src/dist/all_reduce.cpp — all_reduce and reduce_scatter (concord/dist.h).
+// Floating sum and mean go through the exact accumulator (exact_sum.h); the
+// rest is exact or order-independent by construction, except floating prod,
+// whose order is fixed (rank, then local index).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "concord/dist.h"
+#include "dist/agree.h"
+#include "dist/comm.h"
+#include "dist/exact_sum.h"
+
+namespace concord::dist {
+using namespace detail;
+namespace {
+
+Format format_of(Dtype t) {
+  switch (t) {
+    case Dtype::float64: return {53, -1074};
+    case Dtype::float32: return {24, -149};
+    case Dtype::float16: return {11, -24};
+    default: return {8, -133};   // bfloat16
+  }
+}
+
+// The accumulator of a block of elements at a time: its memory stays bounded
+// (~4 MiB), and blocks do not change the result (each element is exact).
+std::vector<double> exact_sum(const std::vector<std::vector<double>>& vals, size_t n, const std::vector<Desc>& all,
+                              Dtype dt, bool mean) {
+  uint64_t total = 0;
+  const Window w = global_window(all, &total);
+  const size_t limbs = limbs_for(w, total);
+  const int32_t base = w.empty() ? 0 : w.lsb;
+  const Format fmt = format_of(dt);
+  std::vector<double> out(n);
+  const size_t block = std::max<size_t>(1, (size_t{1} << 22) / (limbs * 8));
+  std::vector<uint64_t> acc;
+  std::vector<uint8_t> flags;
+  for (size_t o = 0; o < n; o += block) {
+    const size_t b = std::min(block, n - o);
+    acc.assign(b * limbs, 0);
+    for (const auto& v : vals) accumulate(v.data() + o, b, base, limbs, acc.data());
+    comm_allreduce_limbs(acc.data(), b, limbs);
+    if (w.special) {   // only when some rank has a NaN, an inf or a -0
+      flags.assign(b, 0);
+      for (const auto& v : vals) add_flags(v.data() + o, b, flags.data());
+      comm_allreduce_int(flags.data(), b, IntOp::bor_u8);
+    }
+    for (size_t i = 0; i < b; ++i)
+      out[o + i] = round_exact(acc.data() + i * limbs, limbs, base, mean ? total : 1, fmt, w.special ? flags[i] : uint8_t{kNotNegZero});
+  }
+  return out;
+}
+
+// The MPI library's own sum (Algorithm::native): float64 in float64, the others in float32.
+std::vector<double> native_sum(const std::vector<std::vector<double>>& vals, size_t n, Dtype dt, uint64_t total,
+                               bool mean) {
+  std::vector<double> out(n, 0.0);
+  if (dt == Dtype::float64) {
+    for (const auto& v : vals) for (size_t i = 0; i < n; ++i) out[i] += v[i];
+    comm_allreduce_float(out.data(), n, true);
+    if (mean) for (auto& x : out) x /= static_cast<double>(total);
+    return out;
+  }
+  std::vector<float> acc(n, 0.0f);
+  for (const auto& v : vals) for (size_t i = 0; i < n; ++i) acc[i] += static_cast<float>(v[i]);
+  comm_allreduce_float(acc.data(), n, false);
+  for (size_t i = 0; i < n; ++i) out[i] = mean ? acc[i] / static_cast<float>(total) : acc[i];
+  return out;
+}
+
+// prod, max, min of floats: every contribution is gathered and folded in
+// (rank, local index) order on every rank.
+std::vector<double> gathered_fold(const std::vector<std::vector<double>>& vals, size_t n,
+                                  const std::vector<Desc>& all, ReduceOp op) {
+  std::vector<size_t> counts;
+  size_t total = 0;
+  for (const Desc& d : all) counts.push_back(static_cast<size_t>(d.contributions) * n * 8), total += counts.back();
+  std::vector<double> mine, every(total / 8);
+  for (const auto& v : vals) mine.insert(mine.end(), v.begin(), v.end());
+  comm_allgatherv(mine.data(), every.data(), counts);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> out(every.begin(), every.begin() + static_cast<std::ptrdiff_t>(n));
+  for (size_t j = n; j < every.size(); ++j) {
+    double& o = out[j % n];
+    const double v = every[j];
+    if (op == ReduceOp::prod) { o *= v; continue; }
+    if (std::isnan(o) || std::isnan(v)) { o = nan; continue; }
+    const bool more = v > o || (v == o && !std::signbit(v) && std::signbit(o));   // +0 above -0
+    if (op == ReduceOp::max ? more : (v < o || (v == o && std::signbit(v) && !std::signbit(o)))) o = v;
+  }
+  for (auto& x : out) if (std::isnan(x)) x = nan;
+  return out;
+}
+
+// Integers (wrapping modulo 2^64, then cut to the dtype, as the CPU's arithmetic
+// does) and bool (sum/max: any, prod/min: all); all exact, so order-free.
+std::vector<int64_t> integer_reduce(const std::vector<std::vector<int64_t>>& vals, size_t n, ReduceOp op, Dtype dt) {
+  if (dt == Dtype::bool_) op = (op == ReduceOp::sum || op == ReduceOp::max) ? ReduceOp::max : ReduceOp::min;
+  const int64_t id = op == ReduceOp::sum ? 0 : op == ReduceOp::prod ? 1
+                     : op == ReduceOp::max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> out(n, id);
+  for (const auto& v : vals)
+    for (size_t i = 0; i < n; ++i) {
+      const auto a = static_cast<uint64_t>(out[i]), b = static_cast<uint64_t>(v[i]);
+      out[i] = op == ReduceOp::sum ? static_cast<int64_t>(a + b) : op == ReduceOp::prod ? static_cast<int64_t>(a * b)
+               : op == ReduceOp::max ? std::max(out[i], v[i]) : std::min(out[i], v[i]);
+    }
+  const IntOp iop = op == ReduceOp::sum ? IntOp::sum_u64 : op == ReduceOp::prod ? IntOp::prod_u64
+                    : op == ReduceOp::max ? IntOp::max_i64 : IntOp::min_i64;
+  comm_allreduce_int(out.data(), n, iop);
+  return out;
+}
+
+Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algorithm algo) {
+  Desc mine;
+  std::vector<std::vector<double>> fvals;
+  std::vector<std::vector<int64_t>> ivals;
+  // Anything that fails here is reported through the descriptors: every rank raises.
+  try {
+    if (!local.empty()) mine = describe(c, local[0]);
+    mine.contributions = static_cast<int64_t>(local.size());
+    for (const Tensor& t : local)
+      if (t.dtype() != local[0].dtype() || t.shape() != local[0].shape())
+        set_error(mine, "its tensors disagree (" + std::string(name(t.dtype())) + " " + shape_str(t.shape()) + " vs " +
+                            std::string(name(local[0].dtype())) + " " + shape_str(local[0].shape()) + ")");
+    if (c == Coll::reduce_scatter && !local.empty() && local[0].ndim() == 0)
+      set_error(mine, "a 0-dim tensor has no dim 0 to scatter; pass a tensor of at least 1 dim");
+    if (!local.empty() && op == ReduceOp::mean && !is_floating(local[0].dtype()))
+      set_error(mine, "mean of " + std::string(name(local[0].dtype())) + " is not defined; use sum, or convert to a floating dtype");
+    if (!mine.error[0]) {
+      Window w;
+      for (const Tensor& t : local) {
+        if (is_floating(t.dtype())) {
+          fvals.push_back(host_values<double>(t, Dtype::float64));
+          scan(fvals.back().data(), fvals.back().size(), w);
+        } else {
+          ivals.push_back(host_values<int64_t>(t, Dtype::int64));
+        }
+      }
+      mine.lsb = w.lsb, mine.top = w.top, mine.special = w.special;
+    }
+  } catch (const std::exception& e) {
+    set_error(mine, e.what());
+  }
+  mine.reduce = static_cast<int32_t>(op);
+  mine.algo = static_cast<int32_t>(algo);
+  const std::vector<Desc> all = agree(c, mine, ShapeRule::all);
+  const Desc& ref = *std::find_if(all.begin(), all.end(), [](const Desc& d) { return d.dtype >= 0; });
+  const auto dt = static_cast<Dtype>(ref.dtype);
+  Shape shape(ref.dims, ref.dims + ref.ndim);
+  size_t n = 1;
+  for (int64_t s : shape) n *= static_cast<size_t>(s);
+  const Device dev = local.empty() ? kCPU : local[0].device();
+  uint64_t total = 0;
+  for (const Desc& d : all) total += static_cast<uint64_t>(d.contributions);
+  if (!is_floating(dt)) {
+    const auto out = n ? integer_reduce(ivals, n, op, dt) : std::vector<int64_t>{};
+    return finish(out.data(), n, shape, Dtype::int64, dt, dev);
+  }
+  std::vector<double> out;
+  if (n == 0) {
+  } else if (op == ReduceOp::sum || op == ReduceOp::mean) {
+    out = algo == Algorithm::reproducible ? exact_sum(fvals, n, all, dt, op == ReduceOp::mean)
+                                          : native_sum(fvals, n, dt, total, op == ReduceOp::mean);
+  } else {
+    out = gathered_fold(fvals, n, all, op);
+  }
+  return finish(out.data(), n, shape, Dtype::float64, dt, dev);
+}
+
+}  // namespace
+
+Tensor all_reduce(const std::vector<Tensor>& local, ReduceOp op, Algorithm algo) {
+  return reduce_impl(Coll::all_reduce, local, op, algo);
+}
+
+Tensor all_reduce(const Tensor& x, ReduceOp op, Algorithm algo) {
+  return reduce_impl(Coll::all_reduce, std::vector<Tensor>{x}, op, algo);
+}
+
+Tensor reduce_scatter(const Tensor& x, ReduceOp op, Algorithm algo) {
+  const Tensor full = reduce_impl(Coll::reduce_scatter, std::vector<Tensor>{x}, op, algo);
+  const int64_t rows = full.size(0), p = world_size(), r = rank();
+  const int64_t each = rows / p, extra = rows % p;
+  return full.narrow(0, r * each + std::min(r, extra), each + (r < extra ? 1 : 0)).contiguous();
+}
+
+}  // namespace concord::dist
