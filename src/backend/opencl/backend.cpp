@@ -73,8 +73,10 @@ Capabilities capabilities(int index) {
   const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
   for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid, OpId::logsumexp, OpId::log_softmax})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
-  // float32 sin, cos, tan, pow (pow(tensor, number) too), atan2: common/canon_trig.h, canon_pow.h.
-  for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2})
+  // float32 sin, cos, tan, pow (pow(tensor, number) too), atan2: common/canon_trig.h, canon_pow.h;
+  // float32 expm1, log1p, log2, erf, gelu: common/canon_explog.h and canon_erf.h, double inside.
+  for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
+                  OpId::erf, OpId::gelu})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
   // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, and the exp and log
   // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h)
@@ -99,6 +101,8 @@ Capabilities capabilities(int index) {
                                             {OpId::softmax, f64_shared},
                                             {OpId::log_softmax, f64_shared},
                                             {OpId::softmax, {float16, bfloat16, float32}},
+                                            {OpId::expm1, f64_inside}, {OpId::log1p, f64_inside}, {OpId::log2, f64_inside},
+                                            {OpId::erf, f64_inside}, {OpId::gelu, f64_inside},
                                             {OpId::matmul, kAll}, {OpId::mm, kAll}, {OpId::bmm, kAll},
                                             {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},
                                             {OpId::addmm, kAll}, {OpId::baddbmm, kAll}, {OpId::linear, kAll},

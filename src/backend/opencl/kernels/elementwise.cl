@@ -127,9 +127,18 @@ FLOOR_DIVIDE(double)
 #define TANH_double(x, w) tanh_double(w)
 #define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
 #endif
-#define EXPM1_float(x, w) expm1(w)
-#define LOG1P_float(x, w) log1p(w)
-#define LOG2_float(x, w) log2(w)
+// CANON_F(fn, x, native): in the reproducible mode (the NaN-rule variant) with
+// float64, float32's fn is the CPU's (backend/common/canon_*.h), so its bits;
+// elsewhere the device's own, faster native expression.
+#if CONCORD_HAS_FP64 && CONCORD_NAN_RULE
+#define CANON_float(fn, x, native) concord_canon_##fn##_f32(x)
+#else
+#define CANON_float(fn, x, native) (native)
+#endif
+#define CANON_double(fn, x, native) (native)
+#define EXPM1_float(x, w) CANON_float(expm1, x, expm1(w))
+#define LOG1P_float(x, w) CANON_float(log1p, x, log1p(w))
+#define LOG2_float(x, w) CANON_float(log2, x, log2(w))
 
 // F: the value type; M: the type math functions are evaluated in.
 #define FLOAT_OPS(F, M)                                                                \
@@ -156,8 +165,8 @@ FLOOR_DIVIDE(double)
       case OP_tan: return (F)TAN_##F(x, w);                                            \
       case OP_tanh: return (F)TANH_##F(x, w);                                          \
       case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
-      case OP_gelu: return (F)gelu_##M(w);                                             \
-      case OP_erf: return (F)erf(w);                                                   \
+      case OP_gelu: return (F)CANON_##F(gelu, x, gelu_##M(w));                         \
+      case OP_erf: return (F)CANON_##F(erf, x, erf(w));                                \
       case OP_reciprocal: return (F)1 / x;                                             \
       default: return (F)NAN;  /* an op without a case here: never its input */        \
     }                                                                                  \
