@@ -82,7 +82,11 @@ Capabilities capabilities(int index) {
   // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h)
   // in the mode's program variants (elementwise.cl, reduce.cl).
   const DtypeSet f64_shared = info.fp64 ? DtypeSet{float64} : DtypeSet{};
-  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
+  // rsqrt is 1 / sqrt(x), two correctly rounded steps on both sides (float32
+  // and the halves: in float32, given correctly rounded divide and sqrt).
+  const DtypeSet rsqrt_as_cpu = info.fp32_correctly_rounded_divide_sqrt ? DtypeSet{float16, bfloat16, float32, float64}
+                                                                        : DtypeSet{float64};
+  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::rsqrt, rsqrt_as_cpu}, {OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
                                             {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
                                             {OpId::sin, f64_inside}, {OpId::cos, f64_inside}, {OpId::tan, f64_inside},
                                             {OpId::pow, f64_inside | DtypeSet{uint8, int8, int16, int32, int64}},  // ipow: the CPU's loop
