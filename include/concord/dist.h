@@ -29,7 +29,8 @@
 //
 // Other reductions: integer sum/prod wrap modulo 2^bits as the CPU's integer
 // arithmetic does (exact, so independent of order); bool sum/max is any(),
-// prod/min is all(); mean of an integer or bool tensor raises DtypeError.
+// prod/min is all(); mean of an integer or bool tensor raises DistError on
+// every rank.
 // Floating max/min: any NaN gives NaN, max(+0, -0) = +0, min(+0, -0) = -0
 // (order-independent). Floating prod is the product of the contributions
 // taken left to right in (rank, local index) order in float64 and rounded
