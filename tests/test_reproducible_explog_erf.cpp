@@ -1,5 +1,5 @@
 // The reproducible mode's float32 (and float16 / bfloat16) expm1, log1p,
-// log2, erf and gelu (backend/common/canon_explog.h, canon_erf.h): the same
+// log2, erf and gelu (backend/common/canon_explog.h, canon_explog_erf.h): the same
 // bits on every device that claims them, within 1 ULP of a long double
 // reference on the CPU (in fact correctly rounded on every input checked),
 // and the C library's special values.

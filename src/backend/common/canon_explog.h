@@ -1,9 +1,9 @@
 /* float32 expm1, log1p and log2 of the reproducible mode, written once for the
  * CPU (C++) and OpenCL C (see canon_base.h for the portable subset).
  *
- *   float concord_canon_expm1_f32(float x)    e^x - 1
- *   float concord_canon_log1p_f32(float x)    ln(1 + x)
- *   float concord_canon_log2_f32(float x)     log2(x)
+ *   float concord_expm1_f32(float x)    e^x - 1
+ *   float concord_log1p_f32(float x)    ln(1 + x)
+ *   float concord_log2_f32(float x)     log2(x)
  *
  * Each evaluates in double with + - * / only and rounds once to float, so the
  * bits are the same on every device that has double. The double results are
@@ -21,7 +21,7 @@
  *   log2:  +-0 -> -inf, x < 0 (and -inf) -> NaN, +inf -> +inf, 2^k -> k exactly
  *   NaN in, NaN out (the mode canonicalises the payload).
  *
- * Example: concord_canon_expm1_f32(1e-10f) == 1e-10f; concord_canon_log2_f32(8.0f) == 3.0f.
+ * Example: concord_expm1_f32(1e-10f) == 1e-10f; concord_log2_f32(8.0f) == 3.0f.
  * Needs double: under OpenCL only where CONCORD_CANON_F64 is 1.
  */
 #ifndef CONCORD_CANON_EXPLOG_H
@@ -57,7 +57,7 @@ static inline double concord_xl_expm1_small(double r) {
   return r * q;
 }
 
-static inline float concord_canon_expm1_f32(float x) {
+static inline float concord_expm1_f32(float x) {
   CONCORD_NO_CONTRACT
   if (x != x) return x + x;
   double w = (double)x;
@@ -105,7 +105,7 @@ static inline double concord_xl_reduce_log(double u, int* e) {
   return (m - 1.0) / (m + 1.0);
 }
 
-static inline float concord_canon_log1p_f32(float x) {
+static inline float concord_log1p_f32(float x) {
   CONCORD_NO_CONTRACT
   if (x != x) return x + x;
   if (x < -1.0f) return concord_bits_f32(0x7fc00000u);
@@ -126,7 +126,7 @@ static inline float concord_canon_log1p_f32(float x) {
   return (float)(ed * CONCORD_XL_LN2_HI + (ed * CONCORD_XL_LN2_LO + s * concord_xl_atanh2_poly(s * s)));
 }
 
-static inline float concord_canon_log2_f32(float x) {
+static inline float concord_log2_f32(float x) {
   CONCORD_NO_CONTRACT
   if (x != x) return x + x;
   if (x < 0.0f) return concord_bits_f32(0x7fc00000u);

@@ -6,7 +6,7 @@
 // float64 keeps the libm calls. In the reproducible mode the shared code of
 // backend/common runs instead, which OpenCL runs too: float32 (and the
 // halves) sin, cos, tan, pow(x, number), expm1, log1p, log2, erf and gelu
-// (canon_trig.h, canon_pow.h, canon_explog.h, canon_erf.h; outside the mode
+// (canon_trig.h, canon_pow.h, canon_explog.h, canon_explog_erf.h; outside the mode
 // the C library's, faster: sin/cos/tan about twice, powf many times, the
 // others: see CanonExpm1), and float64 exp, expm1, log, log1p, log2, tanh and
 // sigmoid (canon_f64*.h). Contiguous runs use `#pragma omp simd` loops: at -O2
@@ -16,7 +16,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "backend/common/canon_erf.h"
+#include "backend/common/canon_explog_erf.h"
 #include "backend/common/canon_explog.h"
 #include "backend/common/canon_f64_log.h"
 #include "backend/common/canon_pow.h"
@@ -184,18 +184,18 @@ struct Gelu {
 };
 
 // The reproducible mode's float32 sin, cos, tan (canon_trig.h), expm1, log1p,
-// log2 (canon_explog.h), erf and gelu (canon_erf.h): double inside, rounded
+// log2 (canon_explog.h), erf and gelu (canon_explog_erf.h): double inside, rounded
 // once; OpenCL runs the same code. Outside the mode the C library's (<= 0.9
 // ULP): as fast for expm1, 1.2x faster for log1p, about 5x for log2 and 3-4x
 // for erf and gelu.
 struct CanonSin { float operator()(float x) const { return concord_sin_f32(x); } };
 struct CanonCos { float operator()(float x) const { return concord_cos_f32(x); } };
 struct CanonTan { float operator()(float x) const { return concord_tan_f32(x); } };
-struct CanonExpm1 { float operator()(float x) const { return concord_canon_expm1_f32(x); } };
-struct CanonLog1p { float operator()(float x) const { return concord_canon_log1p_f32(x); } };
-struct CanonLog2 { float operator()(float x) const { return concord_canon_log2_f32(x); } };
-struct CanonErf { float operator()(float x) const { return concord_canon_erf_f32(x); } };
-struct CanonGelu { float operator()(float x) const { return concord_canon_gelu_f32(x); } };
+struct CanonExpm1 { float operator()(float x) const { return concord_expm1_f32(x); } };
+struct CanonLog1p { float operator()(float x) const { return concord_log1p_f32(x); } };
+struct CanonLog2 { float operator()(float x) const { return concord_log2_f32(x); } };
+struct CanonErf { float operator()(float x) const { return concord_erf_f32(x); } };
+struct CanonGelu { float operator()(float x) const { return concord_gelu_f32(x); } };
 
 // Predicates (bool results).
 struct IsNan { template <class V> bool operator()(V x) const { if constexpr (std::is_floating_point_v<V>) return x != x; else return false; } };

@@ -74,7 +74,7 @@ Capabilities capabilities(int index) {
   for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid, OpId::logsumexp, OpId::log_softmax})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
   // float32 sin, cos, tan, pow (pow(tensor, number) too), atan2: common/canon_trig.h, canon_pow.h;
-  // float32 expm1, log1p, log2, erf, gelu: common/canon_explog.h and canon_erf.h, double inside.
+  // float32 expm1, log1p, log2, erf, gelu: common/canon_explog.h and canon_explog_erf.h, double inside.
   for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
                   OpId::erf, OpId::gelu})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;

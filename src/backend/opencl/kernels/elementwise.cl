@@ -131,7 +131,7 @@ FLOOR_DIVIDE(double)
 // float64, float32's fn is the CPU's (backend/common/canon_*.h), so its bits;
 // elsewhere the device's own, faster native expression.
 #if CONCORD_HAS_FP64 && CONCORD_NAN_RULE
-#define CANON_float(fn, x, native) concord_canon_##fn##_f32(x)
+#define CANON_float(fn, x, native) concord_##fn##_f32(x)
 #else
 #define CANON_float(fn, x, native) (native)
 #endif

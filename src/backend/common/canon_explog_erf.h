@@ -2,11 +2,11 @@
  * they are built on), written once for the CPU (C++) and OpenCL C (see
  * canon_base.h for the portable subset).
  *
- *   double concord_canon_erf_d(double x)     erf(x)
- *   double concord_canon_erfc_d(double z)    erfc(z); 0 for z >= 26 (erfc(26)
+ *   double concord_erf_d(double x)     erf(x)
+ *   double concord_erfc_d(double z)    erfc(z); 0 for z >= 26 (erfc(26)
  *                                            < 6e-296, below every float result)
- *   float  concord_canon_erf_f32(float x)    erf(x), double inside, rounded once
- *   float  concord_canon_gelu_f32(float x)   x/2 * erfc(-x/sqrt2), the same
+ *   float  concord_erf_f32(float x)    erf(x), double inside, rounded once
+ *   float  concord_gelu_f32(float x)   x/2 * erfc(-x/sqrt2), the same
  *
  * Method (+ - * /, sqrt and fma only, so the same bits everywhere):
  *   |x| < 2   erf(x) = 2/sqrt(pi) x e^(-x^2) sum_n (2x^2)^n / (2n+1)!!
@@ -27,14 +27,15 @@
  * erf(+-inf) = +-1, gelu(+-0) = +-0, gelu(+inf) = +inf, gelu(-inf) = -0,
  * NaN in, NaN out.
  *
- * Example: concord_canon_erf_f32(0.5f) == 0.5204999f; concord_canon_gelu_f32(1.0f) == 0.84134477f.
+ * Example: concord_erf_f32(0.5f) == 0.5204999f; concord_gelu_f32(1.0f) == 0.84134477f.
  * Needs double: under OpenCL only where CONCORD_CANON_F64 is 1.
  */
-#ifndef CONCORD_CANON_ERF_H
-#define CONCORD_CANON_ERF_H
+#ifndef CONCORD_CANON_EXPLOG_ERF_H
+#define CONCORD_CANON_EXPLOG_ERF_H
 
 #ifndef __OPENCL_VERSION__
 #include "backend/common/canon_base.h"
+#include "backend/common/canon_explog.h"
 #endif
 
 #if CONCORD_CANON_F64
@@ -43,26 +44,14 @@
 #define CONCORD_ERF_1_SQRTPI 0.5641895835477563
 #define CONCORD_ERF_INV_SQRT2 0.7071067811865476
 
-/* e^-a for 0 <= a <= 700: a = n ln2 - r, e^-a = 2^-n e^r with the Taylor
- * polynomial of e^r to r^13 (|r| <= ln2/2: truncated below 2e-17). */
+/* e^-a for 0 <= a <= 700: a = n ln2 - r, e^-a = 2^-n e^r, e^r = 1 + expm1(r)
+ * by canon_explog.h's polynomial (|r| <= ln2/2: truncated below 2e-17). */
 static inline double concord_erf_exp_neg(double a) {
   CONCORD_NO_CONTRACT
-  const double t = a * 1.4426950408889634 + 6755399441055744.0; /* 1.5 * 2^52 rounds to an integer */
-  const double n = t - 6755399441055744.0;
-  const double r = (n * 6.93147180369123816490e-01 - a) + n * 1.90821492927058770002e-10;
-  double q = r * 1.6059043836821613e-10 + 2.08767569878681e-09;
-  q = q * r + 2.505210838544172e-08;
-  q = q * r + 2.755731922398589e-07;
-  q = q * r + 2.7557319223985893e-06;
-  q = q * r + 2.48015873015873e-05;
-  q = q * r + 0.0001984126984126984;
-  q = q * r + 0.001388888888888889;
-  q = q * r + 0.008333333333333333;
-  q = q * r + 0.041666666666666664;
-  q = q * r + 0.16666666666666666;
-  q = q * r + 0.5;
-  q = q * r + 1.0;
-  q = q * r + 1.0;
+  const double t = a * CONCORD_XL_LOG2E + CONCORD_XL_SHIFT;
+  const double n = t - CONCORD_XL_SHIFT;
+  const double r = (n * CONCORD_XL_LN2_HI - a) + n * CONCORD_XL_LN2_LO;
+  const double q = concord_xl_expm1_small(r) + 1.0;
   return q * concord_bits_f64((concord_u64)(1023 - (concord_i64)n) << 52);
 }
 
@@ -110,7 +99,7 @@ static inline double concord_erf_fraction(double x) {
   return CONCORD_ERF_1_SQRTPI * concord_erf_gauss(x) / f;
 }
 
-static inline double concord_canon_erfc_d(double z) {
+static inline double concord_erfc_d(double z) {
   CONCORD_NO_CONTRACT
   if (z != z) return z + z;
   if (z < 0.0) {
@@ -124,7 +113,7 @@ static inline double concord_canon_erfc_d(double z) {
   return 0.0;
 }
 
-static inline double concord_canon_erf_d(double x) {
+static inline double concord_erf_d(double x) {
   CONCORD_NO_CONTRACT
   if (x != x) return x + x;
   const int neg = (int)(concord_f64_bits(x) >> 63); /* keeps erf(-0) = -0 */
@@ -136,23 +125,23 @@ static inline double concord_canon_erf_d(double x) {
   return neg ? -r : r;
 }
 
-static inline float concord_canon_erf_f32(float x) {
+static inline float concord_erf_f32(float x) {
   CONCORD_NO_CONTRACT
   if (x != x) return x + x;
-  return (float)concord_canon_erf_d((double)x);
+  return (float)concord_erf_d((double)x);
 }
 
 /* z = -x/sqrt2 in double: its rounding moves erfc by ~2z^2 * 1.1e-16 relative,
  * far below a float ULP down to the underflow of the result. */
-static inline float concord_canon_gelu_f32(float x) {
+static inline float concord_gelu_f32(float x) {
   CONCORD_NO_CONTRACT
   if (x != x) return x + x;
   if (x == concord_bits_f32(0x7f800000u)) return x;
   if (x == concord_bits_f32(0xff800000u)) return concord_bits_f32(0x80000000u);
   const double w = (double)x;
-  return (float)(w * 0.5 * concord_canon_erfc_d(-w * CONCORD_ERF_INV_SQRT2));
+  return (float)(w * 0.5 * concord_erfc_d(-w * CONCORD_ERF_INV_SQRT2));
 }
 
 #endif /* CONCORD_CANON_F64 */
 
-#endif /* CONCORD_CANON_ERF_H */
+#endif /* CONCORD_CANON_EXPLOG_ERF_H */
