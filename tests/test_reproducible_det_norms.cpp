@@ -110,7 +110,12 @@ TEST_P(DetNormsBits, DetAndSlogdetGiveTheCpuBits) {
         EXPECT_EQ(differing(dt, linalg::det(a.transpose(-2, -1)), !mode), 0) << "det of a transposed view";
         const auto sc = linalg::slogdet(a);
         EXPECT_EQ(differing(s.sign, sc.sign, !mode), 0) << "slogdet sign";
-        EXPECT_EQ(differing(s.logabsdet, sc.logabsdet, !mode), 0) << "slogdet logabsdet";
+        // Outside the mode the CPU's log is the C library's: within an ULP of the shared one.
+        if (mode) EXPECT_EQ(differing(s.logabsdet, sc.logabsdet, false), 0) << "slogdet logabsdet";
+        const Vec la = values(s.logabsdet), lc = values(sc.logabsdet);
+        for (size_t e = 0; e < la.size(); ++e)
+          if (la[e] != lc[e] && !(std::isnan(la[e]) && std::isnan(lc[e])))
+            EXPECT_NEAR(la[e], lc[e], 4 * unit_roundoff(t) * (1 + std::fabs(lc[e]))) << "logabsdet " << e;
         if (n >= 2) {  // the singular one: det 0, sign 0, log|det| -inf on every device
           EXPECT_EQ(values(d)[1], 0.0);
           EXPECT_EQ(values(s.sign)[1], 0.0);

@@ -1,6 +1,7 @@
 // OpenCL determinants from an LU and vector / matrix norms (kernels/norms.cl):
 // one work-item per output running the CPU's float64 loop, so the results are
-// the CPU's bits (the reproducible mode claims them). The kernels write
+// the CPU's bits (the reproducible mode claims them; slogdet's log is the
+// mode's shared one). The kernels write
 // double; the copy kernel then rounds to the output dtype exactly as the CPU
 // stores (one rounding from double). Claimed only with cl_khr_fp64
 // (backend.cpp), so a float64 buffer always exists here.

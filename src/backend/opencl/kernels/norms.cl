@@ -1,7 +1,9 @@
 // Determinants from an LU and vector / matrix norms: the CPU's loops of
 // src/backend/cpu/linalg_host.cpp, one work-item per output, the same float64
 // operations in the same order (nothing contracted: common.cl), so the
-// results are the CPU's bits. Built with -DT=float|double, the input's type
+// results are the CPU's bits (slogdet's log is the shared concord_log_f64,
+// which the CPU takes in the reproducible mode; outside it the CPU's
+// std::log may differ by an ULP). Built with -DT=float|double, the input's type
 // (halves arrive widened to float, exactly). Every result is written in
 // double; the host rounds it to the output dtype with the copy kernel (the
 // CPU's conversion, bit for bit). Needs cl_khr_fp64: the backend claims these
