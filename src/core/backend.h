@@ -153,8 +153,9 @@ class Backend {
   virtual void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular);
   // From an LU [B,n,n] (float32/float64) and its pivots [B,n]: det [B], or
   // sign and log|det| [B], in the LU's dtype. The product of the diagonal,
-  // starting from the pivot sign, in index order in float64 (the log is
-  // common/canon_f64_log.h's), rounded once: the CPU's bits on every backend.
+  // starting from the pivot sign, in index order in float64, rounded once:
+  // the CPU's bits on every backend (slogdet's log: common/canon_f64_log.h's
+  // on OpenCL, and on the CPU in the reproducible mode; std::log outside it).
   virtual void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det);
   virtual void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet);
   // Norms of the rows of x [R, C] (any floating dtype, contiguous) into out [R]
