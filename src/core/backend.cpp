@@ -61,5 +61,9 @@ void Backend::lu_factor(const Tensor&, const Tensor&, const Tensor&) { missing("
 void Backend::lu_solve(const Tensor&, const Tensor&, const Tensor&) { missing("lu_solve", kind_name()); }
 void Backend::cholesky(const Tensor&, const Tensor&) { missing("cholesky", kind_name()); }
 void Backend::solve_triangular(const Tensor&, const Tensor&, bool, bool, bool) { missing("solve_triangular", kind_name()); }
+void Backend::lu_det(const Tensor&, const Tensor&, const Tensor&) { missing("det", kind_name()); }
+void Backend::lu_slogdet(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { missing("slogdet", kind_name()); }
+void Backend::vector_norm_rows(const Tensor&, double, const Tensor&) { missing("vector_norm", kind_name()); }
+void Backend::matrix_abs_sum_norm(const Tensor&, double, const Tensor&) { missing("matrix_norm", kind_name()); }
 
 }  // namespace concord::detail

@@ -35,7 +35,7 @@ Shape broadcast_batch(const char* op, const Shape& ba, const Tensor& a, const Sh
 
 // float64 when the plan computes in float64, else float32 (halves widen).
 Dtype kernel_dtype(const Plan& p);
-// Where host-side steps (det, norms) run: the exec device, whose memory must
+// Where host-side steps (singular values) run: the exec device, whose memory must
 // be host memory (a backend with device memory must not claim these ops: the
 // dispatcher then runs them through the CPU fallback, and says so).
 Device host_exec(const Plan& p);
