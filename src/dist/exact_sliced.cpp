@@ -1,0 +1,215 @@
+// src/dist/exact_sliced.cpp — the reproducible sum as a reduce-scatter of raw
+// values (sum_paths.h). Integer addition is exact, so neither the slicing nor
+// the chunking nor the order of the contributions changes the integer that
+// round_exact rounds: the bits are those of the correctly rounded sum.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "concord/half.h"
+#include "dist/comm.h"
+#include "dist/sum_paths.h"
+
+namespace concord::dist::detail {
+namespace {
+
+// A dtype's storage and its exact reading as a double; put() stores a double
+// that round_exact (or a single rounding) already fits to the format.
+struct F32 {
+  using S = float;
+  static double get(S v) { return v; }
+  static S put(double d) { return static_cast<float>(d); }   // one rounding, to nearest even
+};
+struct F64 {
+  using S = double;
+  static double get(S v) { return v; }
+  static S put(double d) { return d; }
+};
+
+// Rounds an exact double to p bits (subnormals below 2^emin), ties to even;
+// +-inf beyond max. Used for float16/bfloat16, which the CPU cannot round into.
+double round_to(double d, Format f, double max) {
+  if (d == 0 || !std::isfinite(d)) return d;
+  const int q = std::max(std::ilogb(d) - (f.p - 1), f.emin);
+  const double r = std::ldexp(std::nearbyint(std::ldexp(d, -q)), q);
+  return std::fabs(r) > max ? std::copysign(INFINITY, d) : r;
+}
+struct F16 {
+  using S = uint16_t;
+  static double get(S v) { return concord::detail::f16_bits_to_f32(v); }
+  static S put(double d) { return concord::detail::f32_to_f16_bits(static_cast<float>(round_to(d, {11, -24}, 65504.0))); }
+};
+struct BF16 {
+  using S = uint16_t;
+  static double get(S v) { return concord::detail::bf16_bits_to_f32(v); }
+  static S put(double d) {
+    return concord::detail::f32_to_bf16_bits(static_cast<float>(round_to(d, {8, -133}, 0x1.fep127)));
+  }
+};
+
+Format format_of(Dtype t) {
+  switch (t) {
+    case Dtype::float64: return {53, -1074};
+    case Dtype::float32: return {24, -149};
+    case Dtype::float16: return {11, -24};
+    default: return {8, -133};   // bfloat16
+  }
+}
+
+// What every rank derives alike from the agreed descriptors.
+struct Plan {
+  int32_t base = 0;      // the window's lowest bit: every finite value is an integer times 2^base
+  int64_t bits = 1;      // the accumulator's width (window, growth, sign)
+  size_t limbs = 1;
+  uint64_t total = 0;    // contributions over all ranks
+  bool mean = false, special = false;
+  Format fmt{};
+  double up1 = 1, up2 = 1;       // 2^-base in two factors (each a finite double)
+  double down1 = 1, down2 = 1;   // 2^base in two factors
+};
+
+constexpr size_t kBlock = 2048;   // elements per accumulator block (stays in cache)
+
+// acc[i] += x[i] * 2^-base, an exact integer below 2^(bits-1). Non-finite
+// values are left to the flags.
+template <class Tag, class I>
+void add_fixed(const typename Tag::S* x, size_t n, const Plan& pl, I* acc) {
+  for (size_t i = 0; i < n; ++i) {
+    double v = Tag::get(x[i]);
+    if (pl.special && !std::isfinite(v)) v = 0;
+    acc[i] += static_cast<I>(v * pl.up1 * pl.up2);
+  }
+}
+
+// The rounded value of an accumulated integer: a direct conversion when the
+// integer has at most 53 bits (exact as a double, then rounded once by put),
+// else round_exact; a mean and the special cases always go through round_exact.
+template <class I>
+double round_fixed(I s, const Plan& pl, uint8_t flags) {
+  constexpr I lim = I{1} << 53;
+  if (!pl.mean && flags == kNotNegZero && s != 0 && s < lim && s > -lim)
+    return static_cast<double>(static_cast<int64_t>(s)) * pl.down1 * pl.down2;
+  uint64_t l[2] = {static_cast<uint64_t>(s), static_cast<uint64_t>(s >> 63 >> 1)};
+  return round_exact(l, sizeof(I) / 8, pl.base, pl.mean ? pl.total : 1, pl.fmt, flags);
+}
+
+template <class Tag, class I>
+void reduce_fixed(const std::vector<const typename Tag::S*>& segs, size_t o, size_t b, const Plan& pl,
+                  const uint8_t* flags, typename Tag::S* out) {
+  I acc[kBlock] = {};
+  for (const auto* s : segs) add_fixed<Tag, I>(s + o, b, pl, acc);
+  for (size_t i = 0; i < b; ++i) out[i] = Tag::put(round_fixed<I>(acc[i], pl, flags ? flags[i] : uint8_t{kNotNegZero}));
+}
+
+// One rank's slice: segs[j] is contribution j's first element of the slice.
+template <class Tag>
+void reduce_slice(const std::vector<const typename Tag::S*>& segs, size_t len, const Plan& pl, typename Tag::S* out) {
+  std::vector<double> tmp(kBlock);
+  std::vector<uint8_t> flags;
+  std::vector<uint64_t> acc;
+  for (size_t o = 0; o < len; o += kBlock) {
+    const size_t b = std::min(kBlock, len - o);
+    auto widen = [&](const typename Tag::S* s) {
+      for (size_t i = 0; i < b; ++i) tmp[i] = Tag::get(s[o + i]);
+    };
+    if (pl.special) {
+      flags.assign(b, 0);
+      for (const auto* s : segs) widen(s), add_flags(tmp.data(), b, flags.data());
+    }
+    const uint8_t* f = pl.special ? flags.data() : nullptr;
+    if (pl.bits <= 64) {
+      reduce_fixed<Tag, int64_t>(segs, o, b, pl, f, out + o);
+    } else if (pl.bits <= 128) {
+      reduce_fixed<Tag, __int128>(segs, o, b, pl, f, out + o);
+    } else {   // wide windows: the generic limbs
+      acc.assign(b * pl.limbs, 0);
+      for (const auto* s : segs) widen(s), accumulate(tmp.data(), b, pl.base, pl.limbs, acc.data());
+      for (size_t i = 0; i < b; ++i)
+        out[o + i] = Tag::put(round_exact(acc.data() + i * pl.limbs, pl.limbs, pl.base, pl.mean ? pl.total : 1, pl.fmt,
+                                          f ? f[i] : uint8_t{kNotNegZero}));
+    }
+  }
+}
+
+template <class Tag>
+void reduce_slice_raw(const std::vector<const uint8_t*>& segs, size_t len, const Plan& pl, uint8_t* out) {
+  std::vector<const typename Tag::S*> typed;
+  for (const uint8_t* s : segs) typed.push_back(reinterpret_cast<const typename Tag::S*>(s));
+  reduce_slice<Tag>(typed, len, pl, reinterpret_cast<typename Tag::S*>(out));
+}
+
+void split_pow2(int32_t e, double& a, double& b) {
+  a = std::ldexp(1.0, e / 2);
+  b = std::ldexp(1.0, e - e / 2);
+}
+
+}  // namespace
+
+void scan_raw(const void* data, size_t n, Dtype dt, Window& w) {
+  if (dt == Dtype::float64) return scan(static_cast<const double*>(data), n, w);
+  double tmp[1024];
+  for (size_t o = 0; o < n; o += 1024) {
+    const size_t b = std::min<size_t>(1024, n - o);
+    for (size_t i = 0; i < b; ++i) {
+      if (dt == Dtype::float32) tmp[i] = static_cast<const float*>(data)[o + i];
+      else if (dt == Dtype::float16) tmp[i] = F16::get(static_cast<const uint16_t*>(data)[o + i]);
+      else tmp[i] = BF16::get(static_cast<const uint16_t*>(data)[o + i]);
+    }
+    scan(tmp, b, w);
+  }
+}
+
+void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt,
+                      bool mean, void* out) {
+  Plan pl;
+  const Window w = global_window(all, &pl.total);
+  pl.base = w.empty() ? 0 : w.lsb;
+  pl.bits = w.empty() ? 1 : int64_t{w.top} - w.lsb + 1 + std::bit_width(pl.total) + 1;
+  pl.limbs = limbs_for(w, pl.total);
+  pl.mean = mean, pl.special = w.special, pl.fmt = format_of(dt);
+  split_pow2(-pl.base, pl.up1, pl.up2);
+  split_pow2(pl.base, pl.down1, pl.down2);
+  const size_t N = all.size(), me = static_cast<size_t>(comm_rank()), k = local.size(), isz = itemsize(dt);
+  // Chunks keep every MPI count below 2^30 bytes; slices are even splits of a chunk.
+  const size_t chunk = std::max<size_t>(1, (size_t{1} << 30) / (isz * std::max<uint64_t>(pl.total, 1)));
+  std::vector<uint8_t> pack, recv;
+  std::vector<size_t> sc(N), sd(N), rc(N), rd(N), gc(N), gd(N);
+  auto* dst = static_cast<uint8_t*>(out);
+  for (size_t o = 0; o < n; o += chunk) {
+    const size_t c = std::min(chunk, n - o), each = c / N, extra = c % N;
+    auto off = [&](size_t s) { return s * each + std::min(s, extra); };
+    auto len = [&](size_t s) { return each + (s < extra ? 1 : 0); };
+    const uint8_t* send = nullptr;
+    if (k == 1) {   // the tensor itself: slice s is already contiguous
+      send = static_cast<const uint8_t*>(local[0]) + o * isz;
+      for (size_t s = 0; s < N; ++s) sc[s] = len(s) * isz, sd[s] = off(s) * isz;
+    } else {        // several contributions: slice s of each, back to back
+      pack.resize(c * k * isz + 1);
+      for (size_t s = 0, at = 0; s < N; ++s) {
+        sd[s] = at, sc[s] = len(s) * k * isz;
+        for (size_t j = 0; j < k; ++j, at += len(s) * isz)
+          std::memcpy(pack.data() + at, static_cast<const uint8_t*>(local[j]) + (o + off(s)) * isz, len(s) * isz);
+      }
+      send = pack.data();
+    }
+    size_t at = 0;
+    for (size_t q = 0; q < N; ++q)
+      rd[q] = at, rc[q] = static_cast<size_t>(all[q].contributions) * len(me) * isz, at += rc[q];
+    recv.resize(at + 1);
+    comm_alltoallv(send, sc, sd, recv.data(), rc, rd);
+    std::vector<const uint8_t*> segs;
+    for (size_t j = 0; j < pl.total; ++j) segs.push_back(recv.data() + j * len(me) * isz);
+    uint8_t* mine = dst + (o + off(me)) * isz;
+    switch (dt) {
+      case Dtype::float64: reduce_slice_raw<F64>(segs, len(me), pl, mine); break;
+      case Dtype::float32: reduce_slice_raw<F32>(segs, len(me), pl, mine); break;
+      case Dtype::float16: reduce_slice_raw<F16>(segs, len(me), pl, mine); break;
+      default: reduce_slice_raw<BF16>(segs, len(me), pl, mine); break;
+    }
+    for (size_t s = 0; s < N; ++s) gc[s] = len(s) * isz, gd[s] = off(s) * isz;
+    comm_allgatherv_inplace(dst + o * isz, gc, gd);
+  }
+}
+
+}  // namespace concord::dist::detail
