@@ -93,7 +93,7 @@ Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algori
           ivals.push_back(host_values<int64_t>(t, Dtype::int64));
         }
       }
-      mine.lsb = w.lsb, mine.top = w.top, mine.special = w.special;
+      mine.lsb = w.lsb, mine.top = w.top, mine.special = w.special, mine.nonfinite = w.nonfinite;
     }
   } catch (const std::exception& e) {
     set_error(mine, e.what());

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "concord/half.h"
 #include "dist/comm.h"
@@ -63,7 +64,7 @@ struct Plan {
   int64_t bits = 1;      // the accumulator's width (window, growth, sign)
   size_t limbs = 1;
   uint64_t total = 0;    // contributions over all ranks
-  bool mean = false, special = false;
+  bool mean = false, special = false, nonfinite = false;
   Format fmt{};
   double up1 = 1, up2 = 1;       // 2^-base in two factors (each a finite double)
   double down1 = 1, down2 = 1;   // 2^base in two factors
@@ -75,10 +76,14 @@ constexpr size_t kBlock = 2048;   // elements per accumulator block (stays in ca
 // values are left to the flags.
 template <class Tag, class I>
 void add_fixed(const typename Tag::S* x, size_t n, const Plan& pl, I* acc) {
+  const double up1 = pl.up1, up2 = pl.up2;
+  if (!pl.nonfinite) {   // the usual case: a loop without branches
+    for (size_t i = 0; i < n; ++i) acc[i] += static_cast<I>(Tag::get(x[i]) * up1 * up2);
+    return;
+  }
   for (size_t i = 0; i < n; ++i) {
-    double v = Tag::get(x[i]);
-    if (pl.special && !std::isfinite(v)) v = 0;
-    acc[i] += static_cast<I>(v * pl.up1 * pl.up2);
+    const double v = Tag::get(x[i]);
+    acc[i] += std::isfinite(v) ? static_cast<I>(v * up1 * up2) : I{0};
   }
 }
 
@@ -86,12 +91,27 @@ void add_fixed(const typename Tag::S* x, size_t n, const Plan& pl, I* acc) {
 // integer has at most 53 bits (exact as a double, then rounded once by put),
 // else round_exact; a mean and the special cases always go through round_exact.
 template <class I>
-double round_fixed(I s, const Plan& pl, uint8_t flags) {
-  constexpr I lim = I{1} << 53;
-  if (!pl.mean && flags == kNotNegZero && s != 0 && s < lim && s > -lim)
-    return static_cast<double>(static_cast<int64_t>(s)) * pl.down1 * pl.down2;
+[[gnu::noinline]] double round_fixed_slow(I s, const Plan& pl, uint8_t flags) {
   uint64_t l[2] = {static_cast<uint64_t>(s), static_cast<uint64_t>(s >> 63 >> 1)};
   return round_exact(l, sizeof(I) / 8, pl.base, pl.mean ? pl.total : 1, pl.fmt, flags);
+}
+template <class I>
+inline double round_fixed(I s, const Plan& pl, uint8_t flags) {
+  constexpr I lim = I{1} << 53;
+  if (!pl.mean && flags == kNotNegZero && s != 0 && s < lim && s > -lim) [[likely]]
+    return static_cast<double>(static_cast<int64_t>(s)) * pl.down1 * pl.down2;
+  return round_fixed_slow(s, pl, flags);
+}
+
+// The flags of element i when no NaN or inf is present: only the sign of a
+// zero sum depends on them (-0 if every contribution is -0).
+template <class Tag>
+uint8_t zero_flags(const std::vector<const typename Tag::S*>& segs, size_t i) {
+  for (const auto* s : segs) {
+    const double v = Tag::get(s[i]);
+    if (!(v == 0 && std::signbit(v))) return kNotNegZero;
+  }
+  return 0;
 }
 
 template <class Tag, class I>
@@ -99,7 +119,10 @@ void reduce_fixed(const std::vector<const typename Tag::S*>& segs, size_t o, siz
                   const uint8_t* flags, typename Tag::S* out) {
   I acc[kBlock] = {};
   for (const auto* s : segs) add_fixed<Tag, I>(s + o, b, pl, acc);
-  for (size_t i = 0; i < b; ++i) out[i] = Tag::put(round_fixed<I>(acc[i], pl, flags ? flags[i] : uint8_t{kNotNegZero}));
+  for (size_t i = 0; i < b; ++i) {
+    const uint8_t f = flags ? flags[i] : acc[i] == 0 && pl.special ? zero_flags<Tag>(segs, o + i) : uint8_t{kNotNegZero};
+    out[i] = Tag::put(round_fixed<I>(acc[i], pl, f));
+  }
 }
 
 // One rank's slice: segs[j] is contribution j's first element of the slice.
@@ -113,11 +136,11 @@ void reduce_slice(const std::vector<const typename Tag::S*>& segs, size_t len, c
     auto widen = [&](const typename Tag::S* s) {
       for (size_t i = 0; i < b; ++i) tmp[i] = Tag::get(s[o + i]);
     };
-    if (pl.special) {
+    if (pl.nonfinite) {   // NaN and inf: the flags of every element
       flags.assign(b, 0);
       for (const auto* s : segs) widen(s), add_flags(tmp.data(), b, flags.data());
     }
-    const uint8_t* f = pl.special ? flags.data() : nullptr;
+    const uint8_t* f = pl.nonfinite ? flags.data() : nullptr;
     if (pl.bits <= 64) {
       reduce_fixed<Tag, int64_t>(segs, o, b, pl, f, out + o);
     } else if (pl.bits <= 128) {
@@ -125,9 +148,12 @@ void reduce_slice(const std::vector<const typename Tag::S*>& segs, size_t len, c
     } else {   // wide windows: the generic limbs
       acc.assign(b * pl.limbs, 0);
       for (const auto* s : segs) widen(s), accumulate(tmp.data(), b, pl.base, pl.limbs, acc.data());
-      for (size_t i = 0; i < b; ++i)
-        out[o + i] = Tag::put(round_exact(acc.data() + i * pl.limbs, pl.limbs, pl.base, pl.mean ? pl.total : 1, pl.fmt,
-                                          f ? f[i] : uint8_t{kNotNegZero}));
+      for (size_t i = 0; i < b; ++i) {
+        const uint64_t* a = acc.data() + i * pl.limbs;
+        const bool zero = std::all_of(a, a + pl.limbs, [](uint64_t l) { return l == 0; });
+        const uint8_t fl = f ? f[i] : zero && pl.special ? zero_flags<Tag>(segs, o + i) : uint8_t{kNotNegZero};
+        out[o + i] = Tag::put(round_exact(a, pl.limbs, pl.base, pl.mean ? pl.total : 1, pl.fmt, fl));
+      }
     }
   }
 }
@@ -139,6 +165,32 @@ void reduce_slice_raw(const std::vector<const uint8_t*>& segs, size_t len, const
   reduce_slice<Tag>(typed, len, pl, reinterpret_cast<typename Tag::S*>(out));
 }
 
+// The window of n raw values of a binary format with MB stored significand
+// bits and EB exponent bits, read as unsigned integers U: the same lsb and top
+// as scan() on their double values, without converting them.
+template <class U, int MB, int EB>
+void scan_bits(const U* x, size_t n, Window& w) {
+  constexpr uint64_t sign = uint64_t{1} << (MB + EB), expo = ((uint64_t{1} << EB) - 1) << MB;
+  constexpr uint64_t mant = (uint64_t{1} << MB) - 1;
+  constexpr int bias = (1 << (EB - 1)) - 1;
+  int32_t lsb = w.lsb, top = w.top;
+  bool special = w.special, nonfinite = w.nonfinite;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t u = x[i], a = u & ~sign;
+    if (a == 0 || (a & expo) == expo) [[unlikely]] {   // zero, inf, NaN
+      special = special || a != 0 || u != 0;
+      nonfinite = nonfinite || a != 0;
+      continue;
+    }
+    const int ef = static_cast<int>(a >> MB);
+    const uint64_t m = (a & mant) | (ef ? mant + 1 : 0);
+    const int e = (ef ? ef : 1) - bias - MB;
+    lsb = std::min(lsb, e + std::countr_zero(m));
+    top = std::max(top, e + 63 - std::countl_zero(m));
+  }
+  w.lsb = lsb, w.top = top, w.special = special, w.nonfinite = nonfinite;
+}
+
 void split_pow2(int32_t e, double& a, double& b) {
   a = std::ldexp(1.0, e / 2);
   b = std::ldexp(1.0, e - e / 2);
@@ -147,16 +199,11 @@ void split_pow2(int32_t e, double& a, double& b) {
 }  // namespace
 
 void scan_raw(const void* data, size_t n, Dtype dt, Window& w) {
-  if (dt == Dtype::float64) return scan(static_cast<const double*>(data), n, w);
-  double tmp[1024];
-  for (size_t o = 0; o < n; o += 1024) {
-    const size_t b = std::min<size_t>(1024, n - o);
-    for (size_t i = 0; i < b; ++i) {
-      if (dt == Dtype::float32) tmp[i] = static_cast<const float*>(data)[o + i];
-      else if (dt == Dtype::float16) tmp[i] = F16::get(static_cast<const uint16_t*>(data)[o + i]);
-      else tmp[i] = BF16::get(static_cast<const uint16_t*>(data)[o + i]);
-    }
-    scan(tmp, b, w);
+  switch (dt) {
+    case Dtype::float64: return scan_bits<uint64_t, 52, 11>(static_cast<const uint64_t*>(data), n, w);
+    case Dtype::float32: return scan_bits<uint32_t, 23, 8>(static_cast<const uint32_t*>(data), n, w);
+    case Dtype::float16: return scan_bits<uint16_t, 10, 5>(static_cast<const uint16_t*>(data), n, w);
+    default: return scan_bits<uint16_t, 7, 8>(static_cast<const uint16_t*>(data), n, w);
   }
 }
 
@@ -167,13 +214,14 @@ void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std
   pl.base = w.empty() ? 0 : w.lsb;
   pl.bits = w.empty() ? 1 : int64_t{w.top} - w.lsb + 1 + std::bit_width(pl.total) + 1;
   pl.limbs = limbs_for(w, pl.total);
-  pl.mean = mean, pl.special = w.special, pl.fmt = format_of(dt);
+  pl.mean = mean, pl.special = w.special, pl.nonfinite = w.nonfinite, pl.fmt = format_of(dt);
   split_pow2(-pl.base, pl.up1, pl.up2);
   split_pow2(pl.base, pl.down1, pl.down2);
   const size_t N = all.size(), me = static_cast<size_t>(comm_rank()), k = local.size(), isz = itemsize(dt);
   // Chunks keep every MPI count below 2^30 bytes; slices are even splits of a chunk.
   const size_t chunk = std::max<size_t>(1, (size_t{1} << 30) / (isz * std::max<uint64_t>(pl.total, 1)));
-  std::vector<uint8_t> pack, recv;
+  std::unique_ptr<uint8_t[]> pack, recv;   // uninitialised: every byte is written before it is read
+  size_t pack_cap = 0, recv_cap = 0;
   std::vector<size_t> sc(N), sd(N), rc(N), rd(N), gc(N), gd(N);
   auto* dst = static_cast<uint8_t*>(out);
   for (size_t o = 0; o < n; o += chunk) {
@@ -185,21 +233,21 @@ void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std
       send = static_cast<const uint8_t*>(local[0]) + o * isz;
       for (size_t s = 0; s < N; ++s) sc[s] = len(s) * isz, sd[s] = off(s) * isz;
     } else {        // several contributions: slice s of each, back to back
-      pack.resize(c * k * isz + 1);
+      if (!pack || c * k * isz > pack_cap) pack_cap = c * k * isz + 1, pack.reset(new uint8_t[pack_cap]);
       for (size_t s = 0, at = 0; s < N; ++s) {
         sd[s] = at, sc[s] = len(s) * k * isz;
         for (size_t j = 0; j < k; ++j, at += len(s) * isz)
-          std::memcpy(pack.data() + at, static_cast<const uint8_t*>(local[j]) + (o + off(s)) * isz, len(s) * isz);
+          std::memcpy(pack.get() + at, static_cast<const uint8_t*>(local[j]) + (o + off(s)) * isz, len(s) * isz);
       }
-      send = pack.data();
+      send = pack.get();
     }
     size_t at = 0;
     for (size_t q = 0; q < N; ++q)
       rd[q] = at, rc[q] = static_cast<size_t>(all[q].contributions) * len(me) * isz, at += rc[q];
-    recv.resize(at + 1);
-    comm_alltoallv(send, sc, sd, recv.data(), rc, rd);
+    if (at + 1 > recv_cap) recv_cap = at + 1, recv.reset(new uint8_t[recv_cap]);
+    comm_alltoallv(send, sc, sd, recv.get(), rc, rd);
     std::vector<const uint8_t*> segs;
-    for (size_t j = 0; j < pl.total; ++j) segs.push_back(recv.data() + j * len(me) * isz);
+    for (size_t j = 0; j < pl.total; ++j) segs.push_back(recv.get() + j * len(me) * isz);
     uint8_t* mine = dst + (o + off(me)) * isz;
     switch (dt) {
       case Dtype::float64: reduce_slice_raw<F64>(segs, len(me), pl, mine); break;

@@ -82,6 +82,7 @@ void scan(const double* x, size_t n, Window& w) {
   for (size_t i = 0; i < n; ++i) {
     const double v = x[i];
     if (!std::isfinite(v) || (v == 0 && std::signbit(v))) w.special = true;
+    if (!std::isfinite(v)) w.nonfinite = true;
     if (!std::isfinite(v) || v == 0) continue;
     const Parts p = decompose(v);
     w.lsb = std::min(w.lsb, p.e);

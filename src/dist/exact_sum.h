@@ -18,6 +18,7 @@ struct Window {
   int32_t lsb = INT32_MAX;   // lowest set bit's exponent over finite nonzero values
   int32_t top = INT32_MIN;   // highest set bit's exponent
   bool special = false;      // some NaN, +-inf or -0 (needs the per-element flags)
+  bool nonfinite = false;    // some NaN or +-inf (-0 alone only matters where a sum is zero)
   bool empty() const { return lsb > top; }
 };
 void scan(const double* x, size_t n, Window& w);
