@@ -47,7 +47,8 @@
 // disagrees with rank 0. A rank whose input is invalid reports it through the
 // same exchange, so every rank throws. Ranks that do not all reach a
 // collective within timeout_seconds() (CONCORD_DIST_TIMEOUT, default 300)
-// abort the job. A rank that leaves a Session by an exception, or calls
+// abort the job; so does a send or recv that no recv or send matches within
+// that time. A rank that leaves a Session by an exception, or calls
 // std::terminate, aborts the job (MPI_Abort): mpirun then ends every rank.
 #pragma once
 

@@ -122,7 +122,7 @@ static void wait_timed(MPI_Request& req, double timeout_s, const std::string& wh
     if ((spins & 63) == 0 && std::chrono::steady_clock::now() > deadline)
       comm_abort("[dist." + what + "] rank " + std::to_string(comm_rank()) + ": the peers did not arrive within " +
                  std::to_string(timeout_s) + " s (CONCORD_DIST_TIMEOUT); a rank is stuck, dead or called another "
-                 "collective. Aborting the job.");
+                 "collective, or a send/recv has no matching recv/send. Aborting the job.");
   }
 }
 
@@ -220,9 +220,15 @@ void comm_allgatherv_inplace(void* buf, const std::vector<size_t>& counts, const
 
 void comm_send(const void* buf, size_t bytes, int dst, int tag) {
   const auto* p = static_cast<const char*>(buf);
-  for (size_t o = 0; o < bytes; o += kPieceBytes)   // pieces arrive in order (same peer, same tag)
-    check(MPI_Send(p + o, static_cast<int>(std::min(kPieceBytes, bytes - o)), MPI_BYTE, dst, tag, MPI_COMM_WORLD),
+  // Pieces arrive in order (same peer, same tag). A send that no recv matches
+  // would block forever once the message is too large to be buffered: it is
+  // bounded like the collectives.
+  for (size_t o = 0; o < bytes; o += kPieceBytes) {
+    MPI_Request req;
+    check(MPI_Isend(p + o, static_cast<int>(std::min(kPieceBytes, bytes - o)), MPI_BYTE, dst, tag, MPI_COMM_WORLD, &req),
           "send");
+    wait_timed(req, timeout_seconds(), "send");
+  }
 }
 
 void comm_recv(void* buf, size_t bytes, int src, int tag) {

@@ -13,8 +13,8 @@ namespace dist = concord::dist;
 using concord::Dtype;
 using concord::Tensor;
 
-// More elements than one accumulator block (2048) per slice even with 4 ranks.
-constexpr size_t kElems = 9000, kContribs = 6;
+// More elements than one accumulator block (2048) with one rank.
+constexpr size_t kElems = 2200, kContribs = 6;
 
 // n values +-[1, 2) * 2^e, e uniform in [-spread, spread]: the window, hence
 // the accumulator's width, grows with spread.
@@ -31,10 +31,11 @@ std::vector<double> spread_values(uint64_t seed, size_t n, int spread, Dtype dt)
 //   spread 0:  float32 32 bits, float64 61 -> int64 (float64 sums above 2^53 round through round_exact)
 //   spread 8:  float32 48 -> int64, float64 77 -> __int128
 //   spread 40: float32 112 -> __int128, float64 141 -> limbs
-//   float16 and bfloat16 saturate their exponent range: int64 and limbs.
+//   float16 (always int64) and bfloat16 (spread 40: limbs) run spreads 0 and 40 only.
 TEST(DistSumPaths, EveryAccumulatorWidthGivesTheExactSumAndMean) {
   for (Dtype dt : kFloats) {
     for (int spread : {0, 8, 40}) {
+      if (spread && (dt == Dtype::float16 || dt == Dtype::bfloat16) && spread != 40) continue;
       std::vector<std::vector<double>> vals;
       std::vector<Tensor> global;
       for (size_t j = 0; j < kContribs; ++j) {
@@ -88,18 +89,19 @@ TEST(DistSumPaths, NativeSumsListsOfContributionsInTheDtype) {
   std::vector<Tensor> global;
   for (size_t j = 0; j < 5; ++j) {
     vals.emplace_back();
-    for (size_t i = 0; i < 3000; ++i) vals.back().push_back(static_cast<double>((i * (j + 3)) % 200) - 100);
+    for (size_t i = 0; i < 1000; ++i) vals.back().push_back(static_cast<double>((i * (j + 3)) % 200) - 100);
   }
   for (Dtype dt : kFloats) {
     global.clear();
     for (const auto& v : vals) global.push_back(make(v, dt));
+    const auto want_sum = reference(vals, 1, fmt_of(dt)), want_mean = reference(vals, 5, fmt_of(dt));
     for (int shift = 0; shift < dist::world_size(); ++shift) {
       const auto mine = share(global, shift);
-      EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::sum, dist::Algorithm::native), reference(vals, 1, fmt_of(dt)), dt), "")
+      EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::sum, dist::Algorithm::native), want_sum, dt), "")
           << concord::name(dt);
       if (dt == Dtype::float32 || dt == Dtype::float64)
-        EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::mean, dist::Algorithm::native),
-                            reference(vals, 5, fmt_of(dt)), dt), "") << concord::name(dt);
+        EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::mean, dist::Algorithm::native), want_mean, dt), "")
+            << concord::name(dt);
     }
   }
 }
