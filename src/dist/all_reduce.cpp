@@ -16,30 +16,6 @@ namespace concord::dist {
 using namespace detail;
 namespace {
 
-// prod, max, min of floats: every contribution is gathered and folded in
-// (rank, local index) order on every rank.
-std::vector<double> gathered_fold(const std::vector<std::vector<double>>& vals, size_t n,
-                                  const std::vector<Desc>& all, ReduceOp op) {
-  std::vector<size_t> counts;
-  size_t total = 0;
-  for (const Desc& d : all) counts.push_back(static_cast<size_t>(d.contributions) * n * 8), total += counts.back();
-  std::vector<double> mine, every(total / 8);
-  for (const auto& v : vals) mine.insert(mine.end(), v.begin(), v.end());
-  comm_allgatherv(mine.data(), every.data(), counts);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> out(every.begin(), every.begin() + static_cast<std::ptrdiff_t>(n));
-  for (size_t j = n; j < every.size(); ++j) {
-    double& o = out[j % n];
-    const double v = every[j];
-    if (op == ReduceOp::prod) { o *= v; continue; }
-    if (std::isnan(o) || std::isnan(v)) { o = nan; continue; }
-    const bool more = v > o || (v == o && !std::signbit(v) && std::signbit(o));   // +0 above -0
-    if (op == ReduceOp::max ? more : (v < o || (v == o && std::signbit(v) && !std::signbit(o)))) o = v;
-  }
-  for (auto& x : out) if (std::isnan(x)) x = nan;
-  return out;
-}
-
 // Integers (wrapping modulo 2^64, then cut to the dtype, as the CPU's arithmetic
 // does) and bool (sum/max: any, prod/min: all); all exact, so order-free.
 std::vector<int64_t> integer_reduce(const std::vector<std::vector<int64_t>>& vals, size_t n, ReduceOp op, Dtype dt) {
@@ -61,9 +37,8 @@ std::vector<int64_t> integer_reduce(const std::vector<std::vector<int64_t>>& val
 
 Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algorithm algo) {
   Desc mine;
-  std::vector<std::vector<double>> fvals;
   std::vector<std::vector<int64_t>> ivals;
-  // Floating sum/mean read each tensor's own bytes (copies only for other devices or views).
+  // Floating dtypes are read in their own bytes (copies only for other devices or views).
   const bool summing = op == ReduceOp::sum || op == ReduceOp::mean;
   std::vector<const void*> raw;
   std::vector<std::vector<uint8_t>> keep(local.size());
@@ -83,12 +58,9 @@ Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algori
       Window w;
       for (size_t j = 0; j < local.size(); ++j) {
         const Tensor& t = local[j];
-        if (is_floating(t.dtype()) && summing) {
+        if (is_floating(t.dtype())) {
           raw.push_back(raw_view(t, keep[j]));
-          if (algo == Algorithm::reproducible) scan_raw(raw.back(), static_cast<size_t>(t.numel()), t.dtype(), w);
-        } else if (is_floating(t.dtype())) {
-          fvals.push_back(host_values<double>(t, Dtype::float64));
-          scan(fvals.back().data(), fvals.back().size(), w);
+          if (summing && algo == Algorithm::reproducible) scan_raw(raw.back(), static_cast<size_t>(t.numel()), t.dtype(), w);
         } else {
           ivals.push_back(host_values<int64_t>(t, Dtype::int64));
         }
@@ -113,14 +85,11 @@ Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algori
     const auto out = n ? integer_reduce(ivals, n, op, dt) : std::vector<int64_t>{};
     return finish(out.data(), n, shape, Dtype::int64, dt, dev);
   }
-  if (summing) {   // straight into the result's memory
-    Tensor out = empty(shape, dt, kCPU);
-    if (n && algo == Algorithm::reproducible) exact_sum_sliced(raw, n, all, dt, op == ReduceOp::mean, out.raw_data());
-    else if (n) native_sum(raw, n, dt, total, op == ReduceOp::mean, out.raw_data());
-    return dev.is_cpu() ? out : out.to(dev);
-  }
-  const auto out = n ? gathered_fold(fvals, n, all, op) : std::vector<double>{};
-  return finish(out.data(), n, shape, Dtype::float64, dt, dev);
+  Tensor out = empty(shape, dt, kCPU);   // the paths write straight into the result
+  if (n && !summing) fold_sliced(raw, n, all, dt, op, out.raw_data());
+  else if (n && algo == Algorithm::reproducible) exact_sum_sliced(raw, n, all, dt, op == ReduceOp::mean, out.raw_data());
+  else if (n) native_sum(raw, n, dt, total, op == ReduceOp::mean, out.raw_data());
+  return dev.is_cpu() ? out : out.to(dev);
 }
 
 }  // namespace

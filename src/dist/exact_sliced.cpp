@@ -6,6 +6,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 
 #include "concord/creation.h"
 #include "concord/half.h"
@@ -159,10 +161,44 @@ void reduce_slice(const std::vector<const typename Tag::S*>& segs, size_t len, c
 }
 
 template <class Tag>
-void reduce_slice_raw(const std::vector<const uint8_t*>& segs, size_t len, const Plan& pl, uint8_t* out) {
-  std::vector<const typename Tag::S*> typed;
-  for (const uint8_t* s : segs) typed.push_back(reinterpret_cast<const typename Tag::S*>(s));
-  reduce_slice<Tag>(typed, len, pl, reinterpret_cast<typename Tag::S*>(out));
+std::vector<const typename Tag::S*> typed(const std::vector<const uint8_t*>& segs) {
+  std::vector<const typename Tag::S*> t;
+  for (const uint8_t* s : segs) t.push_back(reinterpret_cast<const typename Tag::S*>(s));
+  return t;
+}
+
+template <class Fn>
+void with_format(Dtype dt, Fn fn) {
+  switch (dt) {
+    case Dtype::float64: return fn(F64{});
+    case Dtype::float32: return fn(F32{});
+    case Dtype::float16: return fn(F16{});
+    default: return fn(BF16{});
+  }
+}
+
+// prod, max, min of one slice: the contributions folded in (rank, local
+// index) order in float64, then rounded once to the dtype (the max and min
+// are one of the values: exact).
+template <class Tag>
+void fold_slice(const std::vector<const typename Tag::S*>& segs, size_t len, ReduceOp op, typename Tag::S* out) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  double acc[kBlock];
+  for (size_t o = 0; o < len; o += kBlock) {
+    const size_t b = std::min(kBlock, len - o);
+    for (size_t i = 0; i < b; ++i) acc[i] = Tag::get(segs[0][o + i]);
+    for (size_t j = 1; j < segs.size(); ++j)
+      for (size_t i = 0; i < b; ++i) {
+        double& a = acc[i];
+        const double v = Tag::get(segs[j][o + i]);
+        if (op == ReduceOp::prod) { a *= v; continue; }
+        if (std::isnan(a) || std::isnan(v)) { a = nan; continue; }
+        const bool more = v > a || (v == a && !std::signbit(v) && std::signbit(a));   // +0 above -0
+        const bool less = v < a || (v == a && std::signbit(v) && !std::signbit(a));
+        if (op == ReduceOp::max ? more : less) a = v;
+      }
+    for (size_t i = 0; i < b; ++i) out[o + i] = Tag::put(std::isnan(acc[i]) ? nan : acc[i]);
+  }
 }
 
 // The window of n raw values of a binary format with MB stored significand
@@ -196,30 +232,18 @@ void split_pow2(int32_t e, double& a, double& b) {
   b = std::ldexp(1.0, e - e / 2);
 }
 
-}  // namespace
-
-void scan_raw(const void* data, size_t n, Dtype dt, Window& w) {
-  switch (dt) {
-    case Dtype::float64: return scan_bits<uint64_t, 52, 11>(static_cast<const uint64_t*>(data), n, w);
-    case Dtype::float32: return scan_bits<uint32_t, 23, 8>(static_cast<const uint32_t*>(data), n, w);
-    case Dtype::float16: return scan_bits<uint16_t, 10, 5>(static_cast<const uint16_t*>(data), n, w);
-    default: return scan_bits<uint16_t, 7, 8>(static_cast<const uint16_t*>(data), n, w);
-  }
-}
-
-void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt,
-                      bool mean, void* out) {
-  Plan pl;
-  const Window w = global_window(all, &pl.total);
-  pl.base = w.empty() ? 0 : w.lsb;
-  pl.bits = w.empty() ? 1 : int64_t{w.top} - w.lsb + 1 + std::bit_width(pl.total) + 1;
-  pl.limbs = limbs_for(w, pl.total);
-  pl.mean = mean, pl.special = w.special, pl.nonfinite = w.nonfinite, pl.fmt = format_of(dt);
-  split_pow2(-pl.base, pl.up1, pl.up2);
-  split_pow2(pl.base, pl.down1, pl.down2);
-  const size_t N = all.size(), me = static_cast<size_t>(comm_rank()), k = local.size(), isz = itemsize(dt);
+// The scheme of every sliced reduction (sum_paths.h): chunks of the elements,
+// each cut into one slice per rank; an all-to-all brings every contribution of
+// this rank's slice here, in (rank, local index) order; `reduce` writes the
+// slice's results; an all-gather in place returns every slice to every rank.
+using SliceFn = std::function<void(const std::vector<const uint8_t*>& segs, size_t len, uint8_t* out)>;
+void by_slices(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, size_t isz, void* out,
+               const SliceFn& reduce) {
+  uint64_t total = 0;
+  for (const Desc& d : all) total += static_cast<uint64_t>(d.contributions);
+  const size_t N = all.size(), me = static_cast<size_t>(comm_rank()), k = local.size();
   // Chunks keep every MPI count below 2^30 bytes; slices are even splits of a chunk.
-  const size_t chunk = std::max<size_t>(1, (size_t{1} << 30) / (isz * std::max<uint64_t>(pl.total, 1)));
+  const size_t chunk = std::max<size_t>(1, (size_t{1} << 30) / (isz * std::max<uint64_t>(total, 1)));
   // Scratch memory from the CPU allocator, whose cache of large blocks keeps
   // the pages faulted in from one call to the next (a fresh 64 MiB buffer
   // costs 16k page faults); every byte is written before it is read.
@@ -254,17 +278,52 @@ void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std
     uint8_t* got = scratch(recv, at);
     comm_alltoallv(send, sc, sd, got, rc, rd);
     std::vector<const uint8_t*> segs;
-    for (size_t j = 0; j < pl.total; ++j) segs.push_back(got + j * len(me) * isz);
-    uint8_t* mine = dst + (o + off(me)) * isz;
-    switch (dt) {
-      case Dtype::float64: reduce_slice_raw<F64>(segs, len(me), pl, mine); break;
-      case Dtype::float32: reduce_slice_raw<F32>(segs, len(me), pl, mine); break;
-      case Dtype::float16: reduce_slice_raw<F16>(segs, len(me), pl, mine); break;
-      default: reduce_slice_raw<BF16>(segs, len(me), pl, mine); break;
-    }
+    for (size_t j = 0; j < total; ++j) segs.push_back(got + j * len(me) * isz);
+    reduce(segs, len(me), dst + (o + off(me)) * isz);
     for (size_t s = 0; s < N; ++s) gc[s] = len(s) * isz, gd[s] = off(s) * isz;
     comm_allgatherv_inplace(dst + o * isz, gc, gd);
   }
+}
+
+}  // namespace
+
+void scan_raw(const void* data, size_t n, Dtype dt, Window& w) {
+  switch (dt) {
+    case Dtype::float64: return scan_bits<uint64_t, 52, 11>(static_cast<const uint64_t*>(data), n, w);
+    case Dtype::float32: return scan_bits<uint32_t, 23, 8>(static_cast<const uint32_t*>(data), n, w);
+    case Dtype::float16: return scan_bits<uint16_t, 10, 5>(static_cast<const uint16_t*>(data), n, w);
+    default: return scan_bits<uint16_t, 7, 8>(static_cast<const uint16_t*>(data), n, w);
+  }
+}
+
+
+void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt,
+                      bool mean, void* out) {
+  Plan pl;
+  const Window w = global_window(all, &pl.total);
+  pl.base = w.empty() ? 0 : w.lsb;
+  pl.bits = w.empty() ? 1 : int64_t{w.top} - w.lsb + 1 + std::bit_width(pl.total) + 1;
+  pl.limbs = limbs_for(w, pl.total);
+  pl.mean = mean, pl.special = w.special, pl.nonfinite = w.nonfinite, pl.fmt = format_of(dt);
+  split_pow2(-pl.base, pl.up1, pl.up2);
+  split_pow2(pl.base, pl.down1, pl.down2);
+  const size_t isz = itemsize(dt);
+  with_format(dt, [&](auto tag) {
+    using Tag = decltype(tag);
+    by_slices(local, n, all, isz, out, [&](const std::vector<const uint8_t*>& segs, size_t len, uint8_t* mine) {
+      reduce_slice<Tag>(typed<Tag>(segs), len, pl, reinterpret_cast<typename Tag::S*>(mine));
+    });
+  });
+}
+
+void fold_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt, ReduceOp op,
+                 void* out) {
+  with_format(dt, [&](auto tag) {
+    using Tag = decltype(tag);
+    by_slices(local, n, all, itemsize(dt), out, [&](const std::vector<const uint8_t*>& segs, size_t len, uint8_t* mine) {
+      fold_slice<Tag>(typed<Tag>(segs), len, op, reinterpret_cast<typename Tag::S*>(mine));
+    });
+  });
 }
 
 }  // namespace concord::dist::detail

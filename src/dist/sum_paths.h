@@ -1,5 +1,5 @@
-// src/dist/sum_paths.h — the two paths of a floating all_reduce sum/mean,
-// both on the dtype's own bytes (no float64 staging of the data):
+// src/dist/sum_paths.h — the paths of a floating all_reduce, all on the
+// dtype's own bytes (no float64 staging of the data):
 // - exact_sum_sliced (Algorithm::reproducible): a reduce-scatter by slices.
 //   The elements are cut into world_size slices (by n and world size only);
 //   an all-to-all sends every rank's raw values of slice s to rank s; rank s
@@ -8,6 +8,9 @@
 //   exact_sum.h), rounds once (round_exact's rules for NaN, inf and -0), and
 //   an all-gather returns the rounded slices to every rank. The traffic is a
 //   ring all_reduce's: each rank sends and receives (N-1)/N of the data twice.
+// - fold_sliced (prod, max, min): the same slices, each folded in (rank,
+//   local index) order, so no rank receives more than its slice of every
+//   contribution.
 // - native_sum (Algorithm::native): MPI_Allreduce on the buffer itself
 //   (float32 as MPI_FLOAT, float64 as MPI_DOUBLE); float16 and bfloat16 are
 //   staged in float32 and rounded back once.
@@ -16,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "concord/dist.h"
 #include "concord/tensor.h"
 #include "dist/agree.h"
 #include "dist/exact_sum.h"
@@ -35,6 +39,10 @@ void scan_raw(const void* data, size_t n, Dtype dt, Window& w);
 // the agreed descriptors (window and counts).
 void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt,
                       bool mean, void* out);
+
+// out = prod, max or min over every rank's contributions (concord/dist.h's rules).
+void fold_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt, ReduceOp op,
+                 void* out);
 
 // out = the MPI library's sum (or mean, divided by `total` contributions).
 void native_sum(const std::vector<const void*>& local, size_t n, Dtype dt, uint64_t total, bool mean, void* out);

@@ -106,4 +106,33 @@ TEST(DistSumPaths, NativeSumsListsOfContributionsInTheDtype) {
   }
 }
 
+// prod, max and min run on the same slices: the product follows the (rank,
+// local index) order of the contributions in float64 and is rounded once.
+TEST(DistSumPaths, ProdMaxMinOverSlicesFollowTheRankOrder) {
+  const int p = dist::world_size();
+  for (Dtype dt : kFloats) {
+    std::vector<std::vector<double>> vals;
+    std::vector<Tensor> global;
+    for (size_t j = 0; j < kContribs; ++j) {
+      vals.push_back(spread_values(300 + j, kElems, 0, dt));
+      global.push_back(make(vals.back(), dt));
+    }
+    for (int shift = 0; shift < p; ++shift) {
+      std::vector<size_t> order;   // contribution j lives on rank (j + shift) % p
+      for (int r = 0; r < p; ++r)
+        for (size_t j = 0; j < kContribs; ++j)
+          if (static_cast<int>((j + static_cast<size_t>(shift)) % static_cast<size_t>(p)) == r) order.push_back(j);
+      std::vector<double> prod(kElems, 1.0), mx(kElems, -INFINITY), mn(kElems, INFINITY);
+      for (size_t i = 0; i < kElems; ++i)
+        for (size_t j : order) prod[i] *= vals[j][i], mx[i] = std::max(mx[i], vals[j][i]), mn[i] = std::min(mn[i], vals[j][i]);
+      const auto mine = share(global, shift);
+      EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::max), mx, dt), "") << concord::name(dt);
+      EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::min), mn, dt), "") << concord::name(dt);
+      // float16/bfloat16 products are rounded once here; the reference's cast may round twice: compare the wide ones.
+      if (dt == Dtype::float32 || dt == Dtype::float64)
+        EXPECT_EQ(same_bits(dist::all_reduce(mine, dist::ReduceOp::prod), prod, dt), "") << concord::name(dt);
+    }
+  }
+}
+
 }  // namespace
