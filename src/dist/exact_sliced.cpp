@@ -202,8 +202,8 @@ void fold_slice(const std::vector<const typename Tag::S*>& segs, size_t len, Red
 }
 
 // The window of n raw values of a binary format with MB stored significand
-// bits and EB exponent bits, read as unsigned integers U: the same lsb and top
-// as scan() on their double values, without converting them.
+// bits and EB exponent bits, read as unsigned integers U: the exponents of the
+// lowest and the highest set bit over the finite nonzero values (Window).
 template <class U, int MB, int EB>
 void scan_bits(const U* x, size_t n, Window& w) {
   constexpr uint64_t sign = uint64_t{1} << (MB + EB), expo = ((uint64_t{1} << EB) - 1) << MB;

@@ -21,7 +21,7 @@ struct Window {
   bool nonfinite = false;    // some NaN or +-inf (-0 alone only matters where a sum is zero)
   bool empty() const { return lsb > top; }
 };
-void scan(const double* x, size_t n, Window& w);
+// scan_raw (sum_paths.h) finds the window of raw values.
 size_t limbs_for(const Window& w, uint64_t contributions);
 
 // acc[i * limbs ...] += x[i] * 2^-base for finite x (others are left to flags).
