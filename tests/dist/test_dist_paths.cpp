@@ -135,4 +135,27 @@ TEST(DistSumPaths, ProdMaxMinOverSlicesFollowTheRankOrder) {
   }
 }
 
+// A -0 without any NaN or inf: only the sign of a zero sum depends on it,
+// with the narrow (int64) and the wide (limbs) accumulator.
+TEST(DistSumPaths, NegativeZerosWithoutInfOrNaN) {
+  for (double wide : {2.0, 0x1p100}) {
+    // Columns: all -0; -0 and +0; x and -x; -0 and a value; the window's width (wide or narrow).
+    const std::vector<std::vector<double>> cols = {{-0.0, -0.0, 1.5, -0.0, wide},
+                                                   {-0.0, 0.0, -1.5, 3.0, 1.0 / wide},
+                                                   {-0.0, -0.0, 0.0, -0.0, 1.0}};
+    for (Dtype dt : {Dtype::float32, Dtype::float64, Dtype::bfloat16}) {
+      std::vector<Tensor> global;
+      std::vector<std::vector<double>> vals;
+      for (const auto& c : cols) global.push_back(make(c, dt)), vals.push_back(values(global.back()));
+      const auto want = reference(vals, 1, fmt_of(dt));
+      ASSERT_TRUE(std::signbit(want[0]) && !std::signbit(want[1]) && !std::signbit(want[2]));
+      for (int shift = 0; shift < dist::world_size(); ++shift) {
+        const Tensor got = dist::all_reduce(share(global, shift));
+        EXPECT_EQ(same_bits(got, want, dt), "") << concord::name(dt) << " wide " << wide;
+        EXPECT_TRUE(std::signbit(values(got)[0])) << concord::name(dt);
+      }
+    }
+  }
+}
+
 }  // namespace
