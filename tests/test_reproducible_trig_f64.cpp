@@ -2,7 +2,7 @@
 // every device that claims them gives the CPU's bits over ~1M float64 bit
 // patterns on every exponent, near multiples of pi/2 and through transposed
 // and broadcast views; on the CPU the results are within 1 ULP of long double
-// references (measured: sin 0.514, cos 0.512, tan 0.517 ULP), also at the hard
+// references (measured: sin 0.511, cos 0.511, tan 0.518 ULP), also at the hard
 // cases checked against mpmath, and the special values are the C library's.
 #include <gtest/gtest.h>
 

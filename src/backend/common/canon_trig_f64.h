@@ -8,8 +8,11 @@
  *
  * Contract: within 1 ULP of the true value for every double, with only
  * + - * /, fma and integer operations, so the CPU and an OpenCL device with
- * float64 give the same bits. Measured maxima against long double (and mpmath
- * at the hard cases) are in tests/test_reproducible_trig_f64.cpp's header.
+ * float64 give the same bits. Measured maxima against long double over 21M
+ * arguments (bit patterns on every exponent, the doubles nearest k pi/2):
+ * sin 0.515, cos 0.513, tan 0.523 ULP; at the known worst case of the
+ * reduction, 0x1.6ac5b262ca1ffp+849 (about 2^-61 from a multiple of pi/2),
+ * all three are correctly rounded (checked with mpmath).
  * Special values are the C library's: sin/tan(+-0) = +-0, cos(+-0) = 1,
  * +-inf and NaN give NaN, |x| < 2^-27 gives x for sin and tan and 1 for cos.
  * Example (C++): concord_sin_f64(1e300) == -0.8178819121159085 (as sin()).
