@@ -70,5 +70,8 @@ std::string singular_what(int32_t k);   // "the matrix is singular: U[k,k] is ze
 // LU of A's own batch on p's exec device: lu [count, n, n] (kernel dtype), pivots [count, n], info [count].
 struct LU { Tensor lu, pivots, info; int64_t count, n; };
 LU factor(const Plan& p, const Tensor& A);
+// factor's tensors without the LU itself: lu holds A's working copy, info is
+// zero-filled when there is nothing to factor (no matrix, or n = 0).
+LU factor_inputs(const Plan& p, const Tensor& A);
 
 }  // namespace concord::detail::la
