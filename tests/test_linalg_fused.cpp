@@ -126,6 +126,27 @@ TEST_P(LinalgFusedTest, CpuBitsDoNotDependOnThreads) {
   EXPECT_TRUE(one == many) << "solve's bits depend on the number of threads";
 }
 
+TEST_P(LinalgFusedTest, FallbackAndWidenedCopiesGiveTheCpuBits) {
+  // The fused step factors a fresh copy of A in place (moved to the CPU by a
+  // fallback, or widened from float16) and copies A itself when it is the
+  // caller's: every route gives the CPU's bits for the same float32 values.
+  const Device cpu("cpu");
+  Tensor A = make(uniform(5 * 24 * 24, 61), {5, 24, 24}, float32, device());
+  Tensor B = make(uniform(5 * 24 * 2, 62), {5, 24, 2}, float32, device());
+  const std::vector<unsigned char> want = bytes(linalg::solve(A.to(cpu), B.to(cpu)));
+  if (!device().is_cpu()) {
+    ProfileGuard g(device(), "no-op:solve");
+    EXPECT_TRUE(bytes(linalg::solve(A, B)) == want) << "the CPU fallback differs from the CPU";
+  }
+  // float16 values are exact in float32: the widened copy solves the same system.
+  if (skip(float16)) return;
+  Tensor Ah = A.to(float16), Bh = B.to(float16);
+  const Tensor x16 = linalg::solve(Ah, Bh);
+  const Tensor x32 = linalg::solve(Ah.to(cpu).to(float32), Bh.to(cpu).to(float32)).to(float16);
+  EXPECT_EQ(x16.to_vector<float>(), x32.to_vector<float>()) << "float16 solve is not the float32 solve rounded once";
+  EXPECT_EQ(values(Ah), values(A.to(float16))) << "A was modified";
+}
+
 CONCORD_INSTANTIATE_DEVICES(LinalgFusedTest);
 
 }  // namespace

@@ -100,9 +100,11 @@ std::array<Tensor, 2> solve_run(const Tensor& A0, const Tensor& B0, bool check) 
         Tensor x;
         if (la::leading(A.shape(), 2) == r.batch && r.k > 0) {
           // A's batch is the whole batch: one backend step per matrix (LU, then the solves).
-          f = la::factor_inputs(p, A);
+          Tensor src;
+          f = la::factor_outputs(p, A, src);
           x = rhs_copy(p, B, r);
-          if (f.count > 0 && f.n > 0) p.backend->lu_factor_solve(f.lu, f.pivots, f.info, la::as3(x, f.count, r.n, r.k));
+          if (f.count > 0 && f.n > 0)
+            p.backend->lu_factor_solve(src, f.lu, f.pivots, f.info, la::as3(x, f.count, r.n, r.k));
         } else {
           f = la::factor(p, A);
           x = solve_with(p, f, A, B, r);

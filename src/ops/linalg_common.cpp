@@ -137,6 +137,20 @@ LU factor_inputs(const Plan& p, const Tensor& A) {
   return r;
 }
 
+LU factor_outputs(const Plan& p, const Tensor& A, Tensor& src) {
+  const int64_t n = A.size(-1);
+  const int64_t count = numel(leading(A.shape(), 2));
+  LU r;
+  r.count = count;
+  r.n = n;
+  src = as3(read_copy(p, A, A.shape(), kernel_dtype(p), p.exec), count, n, n);
+  // A fresh copy made by the move or the cast belongs to nobody else: the LU may overwrite it.
+  r.lu = src.storage() != A.storage() ? src : empty(Shape{count, n, n}, kernel_dtype(p), p.exec);
+  r.pivots = empty(Shape{count, n}, int32, p.exec);
+  r.info = new_info(p, count, !(count > 0 && n > 0));
+  return r;
+}
+
 LU factor(const Plan& p, const Tensor& A) {
   LU r = factor_inputs(p, A);
   if (r.count > 0 && r.n > 0) p.backend->lu_factor(r.lu, r.pivots, r.info);

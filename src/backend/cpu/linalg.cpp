@@ -180,26 +180,30 @@ void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
   for_batch(batch, n, n * n * k, [&](int64_t i) { lu_solve_one(a + i * n * n, piv + i * n, b + i * n * k, n, k, small); });
 }
 
-// solve's LU and substitutions in one pass over the batch: each matrix is
-// solved right after its LU, while it is still in L1/L2, and the batch forks
-// OpenMP's threads once instead of twice (waking them is a large part of a
-// small batch's time under the passive wait policy). Per matrix the kernels
-// and their order are those of lu_factor_typed then lu_solve_typed: the same
-// bits at any thread count. Large matrices keep the two LAPACK steps.
+// solve's copy of A, LU and substitutions in one pass over the batch: each
+// matrix is copied, factored and solved while it is in L1/L2, and the batch
+// forks OpenMP's threads once instead of three times (waking them is a large
+// part of a small batch's time under the passive wait policy). Per matrix the
+// kernels and their order are those of lu_factor_typed then lu_solve_typed:
+// the same bits at any thread count. Large matrices keep the LAPACK steps.
 template <class T>
-void lu_factor_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info, const Tensor& rhs) {
+void lu_factor_solve_typed(const Tensor& src, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                           const Tensor& rhs) {
   const int64_t batch = lu.size(0), n = lu.size(1), k = rhs.size(2);
+  const T* s = detail::host_data<T>(src);
+  T* a = detail::host_data<T>(lu);
   if (!small_regime(n)) {
+    if (s != a) std::copy(s, s + batch * n * n, a);
     lu_factor_typed<T>(lu, pivots, info);
     lu_solve_typed<T>(lu, pivots, rhs);
     return;
   }
-  T* a = detail::host_data<T>(lu);
   int32_t* piv = detail::host_data<int32_t>(pivots);
   int32_t* inf = detail::host_data<int32_t>(info);
   T* b = detail::host_data<T>(rhs);
   for_batch(batch, n, n * n * n + n * n * k, [&](int64_t i) {
     T* ai = a + i * n * n;
+    if (s != a) std::copy(s + i * n * n, s + (i + 1) * n * n, ai);
     inf[i] = small_lu(ai, n, piv + i * n);
     lu_solve_one(ai, piv + i * n, b + i * n * k, n, k, /*small=*/true);
   });
@@ -254,9 +258,10 @@ void CpuBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& 
   by_dtype("lu_solve", lu.dtype(), [&](auto v) { lu_solve_typed<decltype(v)>(lu, pivots, b); });
 }
 
-void CpuBackend::lu_factor_solve(const Tensor& lu, const Tensor& pivots, const Tensor& info, const Tensor& b) {
+void CpuBackend::lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                                 const Tensor& b) {
   // No pivot check: the pivots come from the LU just computed (always in [k + 1, n]).
-  by_dtype("solve", lu.dtype(), [&](auto v) { lu_factor_solve_typed<decltype(v)>(lu, pivots, info, b); });
+  by_dtype("solve", lu.dtype(), [&](auto v) { lu_factor_solve_typed<decltype(v)>(a, lu, pivots, info, b); });
 }
 
 void CpuBackend::cholesky(const Tensor& a, const Tensor& info) {
