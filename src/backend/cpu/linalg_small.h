@@ -194,18 +194,41 @@ int64_t upper_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
   return i;  // rows [0, i) are left
 }
 
+#if defined(VEC_W) && VEC_W == 16 && defined(__AVX512F__)
+#include "backend/cpu/trsm_avx512.h"  // lower_rows_x16, upper_rows_x16 (float32)
+#endif
+
+// The one-column solves' blocks of rows: 16 lanes of AVX-512 in float32 from
+// n = 16, else the interleaved loops; the same bits either way.
+template <class T>
+int64_t lower_rows_one(const T* a, T* b, int64_t n, bool unit) {
+#ifdef CONCORD_TRSM_X16
+  if constexpr (sizeof(T) == sizeof(float))
+    if (n >= 16) return lower_rows_x16(a, b, n, unit);
+#endif
+  return lower_rows_interleaved(a, b, n, unit);
+}
+template <class T>
+int64_t upper_rows_one(const T* a, T* b, int64_t n, bool unit) {
+#ifdef CONCORD_TRSM_X16
+  if constexpr (sizeof(T) == sizeof(float))
+    if (n >= 16) return upper_rows_x16(a, b, n, unit);
+#endif
+  return upper_rows_interleaved(a, b, n, unit);
+}
+
 // Lower: sums in ascending j. Upper: sums in descending j (from the last row
 // up), which lets one-column solves interleave rows. The OpenCL kernels
 // (linalg.cl) use the same orders.
 template <class T>
 void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
   if (!upper) {
-    for (int64_t i = k == 1 ? lower_rows_interleaved(a, b, n, unit) : 0; i < n; ++i) {
+    for (int64_t i = k == 1 ? lower_rows_one(a, b, n, unit) : 0; i < n; ++i) {
       eliminate_row(a + i * n, b, i, 0, i, k);
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }
   } else {
-    for (int64_t i = (k == 1 ? upper_rows_interleaved(a, b, n, unit) : n) - 1; i >= 0; --i) {
+    for (int64_t i = (k == 1 ? upper_rows_one(a, b, n, unit) : n) - 1; i >= 0; --i) {
       eliminate_row(a + i * n, b, i, i + 1, n, k, /*down=*/true);
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }
