@@ -194,25 +194,23 @@ int64_t upper_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
   return i;  // rows [0, i) are left
 }
 
-#if defined(VEC_W) && VEC_W == 16 && defined(__AVX512F__)
-#include "backend/cpu/trsm_avx512.h"  // lower_rows_x16, upper_rows_x16 (float32)
+#if defined(VEC_W) && ((VEC_W == 16 && defined(__AVX512F__)) || (VEC_W == 8 && defined(__AVX2__)))
+#include "backend/cpu/trsm_lanes.h"  // lower_rows_lanes, upper_rows_lanes: one row per lane
 #endif
 
-// The one-column solves' blocks of rows: 16 lanes of AVX-512 in float32 from
-// n = 16, else the interleaved loops; the same bits either way.
+// The one-column solves' blocks of rows: one row per vector lane on AVX2 and
+// AVX-512 (from n = 16), else the interleaved loops; the same bits either way.
 template <class T>
 int64_t lower_rows_one(const T* a, T* b, int64_t n, bool unit) {
-#ifdef CONCORD_TRSM_X16
-  if constexpr (sizeof(T) == sizeof(float))
-    if (n >= 16) return lower_rows_x16(a, b, n, unit);
+#ifdef CONCORD_TRSM_LANES
+  if (n >= 16) return lower_rows_lanes(a, b, n, unit);
 #endif
   return lower_rows_interleaved(a, b, n, unit);
 }
 template <class T>
 int64_t upper_rows_one(const T* a, T* b, int64_t n, bool unit) {
-#ifdef CONCORD_TRSM_X16
-  if constexpr (sizeof(T) == sizeof(float))
-    if (n >= 16) return upper_rows_x16(a, b, n, unit);
+#ifdef CONCORD_TRSM_LANES
+  if (n >= 16) return upper_rows_lanes(a, b, n, unit);
 #endif
   return upper_rows_interleaved(a, b, n, unit);
 }
