@@ -182,10 +182,11 @@ void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
 
 // solve's copy of A, LU and substitutions in one pass over the batch: each
 // matrix is copied, factored and solved while it is in L1/L2, and the batch
-// forks OpenMP's threads once instead of three times (waking them is a large
-// part of a small batch's time under the passive wait policy). Per matrix the
-// kernels and their order are those of lu_factor_typed then lu_solve_typed:
-// the same bits at any thread count. Large matrices keep the LAPACK steps.
+// forks OpenMP's threads once instead of up to three times (A's copy, the LU,
+// the solves; waking them is a large part of a small batch's time under the
+// passive wait policy). Per matrix the kernels and their order are those of
+// lu_factor_typed then lu_solve_typed: the same bits at any thread count.
+// Large matrices keep the LAPACK steps.
 template <class T>
 void lu_factor_solve_typed(const Tensor& src, const Tensor& lu, const Tensor& pivots, const Tensor& info,
                            const Tensor& rhs) {
