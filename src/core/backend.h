@@ -147,6 +147,13 @@ class Backend {
   virtual void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info);
   // Solves with an LU from lu_factor: b [B,n,k] is overwritten by the solution.
   virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b);
+  // solve's fused step: lu = a (a [B,n,n] contiguous in lu's dtype, or lu
+  // itself), then lu_factor(lu, pivots, info) and lu_solve(lu, pivots, b) on
+  // the same batch (b [B,n,k], k >= 1), with the same results as those calls,
+  // a singular matrix included. The default makes the three calls; a backend
+  // overrides it to copy, factor and solve each matrix back to back.
+  virtual void lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                               const Tensor& b);
   // Cholesky in place (lower factor in the lower triangle; upper left as is): a [B,n,n], info [B].
   virtual void cholesky(const Tensor& a, const Tensor& info);
   // Triangular solve: b [B,n,k] (left) or [B,k,n] (right) overwritten.

@@ -33,6 +33,8 @@ class CpuBackend : public Backend {
   void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;       // index.cpp
   void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) override;   // linalg.cpp
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;       // linalg.cpp
+  void lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                       const Tensor& b) override;  // linalg.cpp
   void cholesky(const Tensor& a, const Tensor& info) override;                           // linalg.cpp
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;  // linalg.cpp
   void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) override;            // linalg_host.cpp
