@@ -117,7 +117,10 @@ Tensor broadcast(const Tensor& x, int root = 0);
 // other dims and the dtype must agree. A 0-dim x counts as shape [1].
 Tensor all_gather(const Tensor& x);
 // all_reduce, then this rank's share of dim 0: rows are split as evenly as
-// possible, the first (rows % world_size) ranks get one more.
+// possible, the first (rows % world_size) ranks get one more. Floating
+// reproducible sum/mean, prod, max and min reduce only this rank's rows (a
+// reduce-scatter's traffic: no all-gather); the native sum and the integer
+// reductions run the whole all_reduce and cut the rows from it.
 Tensor reduce_scatter(const Tensor& x, ReduceOp op = ReduceOp::sum, Algorithm algo = Algorithm::reproducible);
 
 // A reduction over a dim sharded across ranks: x is this rank's slice of a

@@ -86,8 +86,10 @@ Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algori
     return finish(out.data(), n, shape, Dtype::int64, dt, dev);
   }
   Tensor out = empty(shape, dt, kCPU);   // the paths write straight into the result
-  if (n && !summing) fold_sliced(raw, n, all, dt, op, out.raw_data());
-  else if (n && algo == Algorithm::reproducible) exact_sum_sliced(raw, n, all, dt, op == ReduceOp::mean, out.raw_data());
+  // reduce_scatter: the sliced paths reduce only this rank's rows (the rest of out is left unset).
+  const size_t row = c == Coll::reduce_scatter && shape[0] > 0 ? n / static_cast<size_t>(shape[0]) : 0;
+  if (n && !summing) fold_sliced(raw, n, all, dt, op, out.raw_data(), row);
+  else if (n && algo == Algorithm::reproducible) exact_sum_sliced(raw, n, all, dt, op == ReduceOp::mean, out.raw_data(), row);
   else if (n) native_sum(raw, n, dt, total, op == ReduceOp::mean, out.raw_data());
   return dev.is_cpu() ? out : out.to(dev);
 }

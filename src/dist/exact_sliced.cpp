@@ -236,14 +236,19 @@ void split_pow2(int32_t e, double& a, double& b) {
 // each cut into one slice per rank; an all-to-all brings every contribution of
 // this rank's slice here, in (rank, local index) order; `reduce` writes the
 // slice's results; an all-gather in place returns every slice to every rank.
+// With a row size (reduce_scatter), the slices are the ranks' row ranges, in
+// one chunk when the counts allow, and the all-gather is skipped: each rank
+// keeps only its own rows.
 using SliceFn = std::function<void(const std::vector<const uint8_t*>& segs, size_t len, uint8_t* out)>;
 void by_slices(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, size_t isz, void* out,
-               const SliceFn& reduce) {
+               const SliceFn& reduce, size_t row) {
   uint64_t total = 0;
   for (const Desc& d : all) total += static_cast<uint64_t>(d.contributions);
   const size_t N = all.size(), me = static_cast<size_t>(comm_rank()), k = local.size();
   // Chunks keep every MPI count below 2^30 bytes; slices are even splits of a chunk.
-  const size_t chunk = std::max<size_t>(1, (size_t{1} << 30) / (isz * std::max<uint64_t>(total, 1)));
+  size_t chunk = std::max<size_t>(1, (size_t{1} << 30) / (isz * std::max<uint64_t>(total, 1)));
+  const bool scatter = row > 0 && n <= chunk;   // else: the all_reduce's slices, rows cut afterwards
+  if (scatter) chunk = n;
   // Scratch memory from the CPU allocator, whose cache of large blocks keeps
   // the pages faulted in from one call to the next (a fresh 64 MiB buffer
   // costs 16k page faults); every byte is written before it is read.
@@ -256,9 +261,9 @@ void by_slices(const std::vector<const void*>& local, size_t n, const std::vecto
   std::vector<size_t> sc(N), sd(N), rc(N), rd(N), gc(N), gd(N);
   auto* dst = static_cast<uint8_t*>(out);
   for (size_t o = 0; o < n; o += chunk) {
-    const size_t c = std::min(chunk, n - o), each = c / N, extra = c % N;
-    auto off = [&](size_t s) { return s * each + std::min(s, extra); };
-    auto len = [&](size_t s) { return each + (s < extra ? 1 : 0); };
+    const size_t c = std::min(chunk, n - o), unit = scatter ? row : 1, each = c / unit / N, extra = c / unit % N;
+    auto off = [&](size_t s) { return (s * each + std::min(s, extra)) * unit; };
+    auto len = [&](size_t s) { return (each + (s < extra ? 1 : 0)) * unit; };
     const uint8_t* send = nullptr;
     if (k == 1) {   // the tensor itself: slice s is already contiguous
       send = static_cast<const uint8_t*>(local[0]) + o * isz;
@@ -280,6 +285,7 @@ void by_slices(const std::vector<const void*>& local, size_t n, const std::vecto
     std::vector<const uint8_t*> segs;
     for (size_t j = 0; j < total; ++j) segs.push_back(got + j * len(me) * isz);
     reduce(segs, len(me), dst + (o + off(me)) * isz);
+    if (scatter) continue;
     for (size_t s = 0; s < N; ++s) gc[s] = len(s) * isz, gd[s] = off(s) * isz;
     comm_allgatherv_inplace(dst + o * isz, gc, gd);
   }
@@ -298,7 +304,7 @@ void scan_raw(const void* data, size_t n, Dtype dt, Window& w) {
 
 
 void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt,
-                      bool mean, void* out) {
+                      bool mean, void* out, size_t row) {
   Plan pl;
   const Window w = global_window(all, &pl.total);
   pl.base = w.empty() ? 0 : w.lsb;
@@ -312,17 +318,17 @@ void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std
     using Tag = decltype(tag);
     by_slices(local, n, all, isz, out, [&](const std::vector<const uint8_t*>& segs, size_t len, uint8_t* mine) {
       reduce_slice<Tag>(typed<Tag>(segs), len, pl, reinterpret_cast<typename Tag::S*>(mine));
-    });
+    }, row);
   });
 }
 
 void fold_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt, ReduceOp op,
-                 void* out) {
+                 void* out, size_t row) {
   with_format(dt, [&](auto tag) {
     using Tag = decltype(tag);
     by_slices(local, n, all, itemsize(dt), out, [&](const std::vector<const uint8_t*>& segs, size_t len, uint8_t* mine) {
       fold_slice<Tag>(typed<Tag>(segs), len, op, reinterpret_cast<typename Tag::S*>(mine));
-    });
+    }, row);
   });
 }
 

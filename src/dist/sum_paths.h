@@ -36,13 +36,15 @@ void scan_raw(const void* data, size_t n, Dtype dt, Window& w);
 
 // out (n elements of dt) = the correctly rounded sum (or mean) over every
 // rank's contributions; `local` holds this rank's (n elements each), `all`
-// the agreed descriptors (window and counts).
+// the agreed descriptors (window and counts). row > 0 (reduce_scatter, rows
+// of `row` elements): only this rank's share of rows (dist::reduce_scatter's
+// split) is guaranteed in out, and no all-gather runs.
 void exact_sum_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt,
-                      bool mean, void* out);
+                      bool mean, void* out, size_t row = 0);
 
 // out = prod, max or min over every rank's contributions (concord/dist.h's rules).
 void fold_sliced(const std::vector<const void*>& local, size_t n, const std::vector<Desc>& all, Dtype dt, ReduceOp op,
-                 void* out);
+                 void* out, size_t row = 0);
 
 // out = the MPI library's sum (or mean, divided by `total` contributions).
 void native_sum(const std::vector<const void*>& local, size_t n, Dtype dt, uint64_t total, bool mean, void* out);

@@ -66,6 +66,32 @@ TEST(DistCollectives, ReduceScatterGivesEachRankItsShareOfTheExactSum) {
   EXPECT_EQ(same_bits(got, want, Dtype::float64), "");
 }
 
+// Rows of 3 float32 values, fewer rows than ranks at np 4 and uneven at 2, 3:
+// each rank reduces only its own rows (no all-gather), with the same bits.
+TEST(DistCollectives, ReduceScatterOfMatricesSumsAndFoldsOnlyTheOwnRows) {
+  for (int64_t rows : {int64_t{3}, int64_t{5}}) {
+    std::vector<std::vector<double>> per_rank;
+    for (int r = 0; r < P(); ++r) {
+      std::vector<double> v;
+      for (int64_t i = 0; i < rows * 3; ++i) v.push_back(static_cast<float>((i % 2 ? 1e8 : 0.375) * (r % 2 ? -1 : 1) + i + r * 0.125));
+      per_rank.push_back(v);
+    }
+    const Tensor x = make(per_rank[static_cast<size_t>(R())], Dtype::float32).reshape({rows, 3});
+    const auto full = reference(per_rank, 1, kF32);
+    const int64_t each = rows / P(), extra = rows % P(), start = R() * each + std::min<int64_t>(R(), extra);
+    const int64_t mine = each + (R() < extra ? 1 : 0);
+    const Tensor got = dist::reduce_scatter(x);
+    EXPECT_EQ(got.shape(), (concord::Shape{mine, 3}));
+    EXPECT_EQ(same_bits(got, std::vector<double>(full.begin() + start * 3, full.begin() + (start + mine) * 3), Dtype::float32), "")
+        << rows << " rows";
+    std::vector<double> most(static_cast<size_t>(mine * 3), -std::numeric_limits<double>::infinity());
+    for (const auto& v : per_rank)
+      for (int64_t i = 0; i < mine * 3; ++i)
+        most[static_cast<size_t>(i)] = std::max(most[static_cast<size_t>(i)], v[static_cast<size_t>(start * 3 + i)]);
+    EXPECT_EQ(same_bits(dist::reduce_scatter(x, dist::ReduceOp::max), most, Dtype::float32), "") << rows << " rows";
+  }
+}
+
 TEST(DistCollectives, SendRecvAroundTheRing) {
   if (P() == 1) {
     EXPECT_EQ(dist_error([] { dist::send(make({1.0}, Dtype::float32), 0); }, {"[dist.send]", "peer 0"}), "");
