@@ -20,6 +20,7 @@
 #include "backend/common/canon_explog.h"
 #include "backend/common/canon_f64_log.h"
 #include "backend/common/canon_pow.h"
+#include "backend/common/canon_pow_f64.h"
 #include "backend/common/canon_trig.h"
 #include "backend/cpu/convert.h"
 #include "backend/cpu/cpu_backend.h"
@@ -308,7 +309,9 @@ float pow_split(float x, const ScalarExponent& e) {
 template <class T>
 void pow_scalar_typed(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
   if constexpr (std::is_same_v<T, double>) {
-    map1<T, T>(x, out, [v = e.value](double b) { return std::pow(b, v); });
+    // The mode: canon_pow_f64.h, as OpenCL's pows64c_f64 kernel.
+    if (nan_rule_in_stores()) map1<T, T>(x, out, [v = e.value](double b) { return concord_pow_f64(b, v); });
+    else map1<T, T>(x, out, [v = e.value](double b) { return std::pow(b, v); });
   } else if constexpr (std::is_same_v<C<T>, float>) {
     // The mode: canon_pow.h's pow with the double exponent, as OpenCL's pows64c kernels.
     if (nan_rule_in_stores()) map1<T, T>(x, out, [v = e.value](float b) { return concord_pow_f32(b, v); });

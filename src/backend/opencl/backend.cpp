@@ -101,6 +101,7 @@ Capabilities capabilities(int index) {
                                             {OpId::log2, f64_shared},
                                             {OpId::tanh, f64_shared},
                                             {OpId::sigmoid, f64_shared},
+                                            {OpId::pow, f64_shared}, {OpId::atan2, f64_shared},
                                             {OpId::logsumexp, f64_shared},
                                             {OpId::softmax, f64_shared},
                                             {OpId::log_softmax, f64_shared},

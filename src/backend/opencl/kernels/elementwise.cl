@@ -106,8 +106,13 @@ FLOOR_DIVIDE(double)
 #define SIN_double(x, w) sin(w)
 #define COS_double(x, w) cos(w)
 #define TAN_double(x, w) tan(w)
+#if CONCORD_NAN_RULE
+#define POW_double(a, b, M) concord_pow_f64(a, b)
+#define ATAN2_double(a, b, M) concord_atan2_f64(a, b)
+#else
 #define POW_double(a, b, M) pow(a, b)
 #define ATAN2_double(a, b, M) atan2(a, b)
+#endif
 // float64 in the reproducible mode's program: the CPU's algorithms there
 // (common/canon_f64*.h), so its bits; the device's own elsewhere.
 #if CONCORD_NAN_RULE
