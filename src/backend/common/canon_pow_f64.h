@@ -8,8 +8,8 @@
  *   double concord_atan2_f64(double y, double x)   the angle of (x, y)
  *
  * Contract: within 1 ULP of the true value (measured against long double
- * powl / atan2l in tests/test_reproducible_pow_f64.cpp: pow 0.52, atan2
- * 0.50 ULP on normal results; a subnormal result of pow is rounded twice),
+ * powl / atan2l over 5M pairs: pow 0.510 ULP on normal results, 0.748 on
+ * subnormal ones, which are rounded twice; atan2 0.501 ULP),
  * the same bits on the CPU and on an OpenCL device with float64. Special
  * values are the C library's (C99 Annex F):
  *   pow(x, ±0) = 1 and pow(1, y) = 1, even for NaN; otherwise NaN in, NaN out;
@@ -37,7 +37,8 @@
  * a, atan(a) = atan(k/16) + atan(u), u = (a - k/16) / (1 + a k/16) in
  * double-double, |u| <= 1/32, the series to u^13; then pi - t, pi/2 ± t with
  * pi and pi/2 in two parts, everything summed in double-double and rounded
- * once.
+ * once. Where the quotient's remainder would be inexact (operands or quotient
+ * near the subnormals) a is below 2^-69 and atan(a) is the rounded quotient.
  */
 #ifndef CONCORD_CANON_POW_F64_H
 #define CONCORD_CANON_POW_F64_H
@@ -210,8 +211,8 @@ static inline double concord_atan2_f64(double y, double x) {
     }
     const double ah = num / den;
     double th, tl = 0.0;
-    if (ah < 0x1p-30) {
-      th = ah;                                 /* atan(a) = a (1 - a^2/3), a^2/3 < 2^-61 */
+    if (num < 0x1p-969 || ah < 0x1p-969) {     /* the remainder could be inexact or subnormal; */
+      th = ah;                                 /* den >= 2^-900, so a < 2^-69: atan(a) = a to 2^-138 */
     } else {
       const double al = CONCORD_FMA_F64(-ah, den, num) / den;
       th = concord_f64_atan01_dd(ah, al, &tl);
