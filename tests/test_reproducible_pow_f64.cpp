@@ -1,4 +1,5 @@
-// The reproducible mode's float64 pow and atan2 (backend/common/canon_pow_f64.h):
+// The reproducible mode's float64 pow and atan2 (backend/common/canon_pow_f64.h)
+// and erf (canon_f64_erf.h):
 // every device that claims them gives the CPU's bits over ~1M argument pairs
 // (every exponent, results across the whole range, x near 1 with large y,
 // negative bases with integer exponents), through transposed and broadcast
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/common/canon_f64_erf.h"
 #include "backend/common/canon_pow_f64.h"
 #include "concord/concord.h"
 #include "support/devices.h"
@@ -137,7 +139,84 @@ TEST_P(ReproduciblePowF64, SameBitsAsTheCpuOverPairsAndViews) {
   if (checked == 0) GTEST_SKIP() << GetParam().label << " claims neither for float64: they run on the CPU in the mode";
 }
 
+// erf over ~1M float64 values: random bit patterns, a dense sweep of [-7, 7]
+// (both of its methods and the switch at 2), tiny and subnormal values.
+std::vector<double> erf_arguments() {
+  std::vector<double> v;
+  uint64_t s = 0x2545f4914f6cdd1dull;
+  auto next = [&s] { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; };
+  for (int i = 0; i < (1 << 18); ++i) {
+    const double x = std::bit_cast<double>(next());
+    v.push_back(std::isnan(x) ? 0.25 : x);
+  }
+  for (int i = 0; i < (1 << 19); ++i) v.push_back(static_cast<double>(next() >> 11) * 0x1p-53 * 14.0 - 7.0);
+  for (int i = 0; i < (1 << 18); ++i)
+    v.push_back(std::ldexp(static_cast<double>(next() >> 11) * 0x1p-53, -static_cast<int>(next() % 1080)) * ((i & 1) ? -1.0 : 1.0));
+  for (double x : {0.0, -0.0, kInf, -kInf, kNaN, kMin, -kMin, 0x1p-1022, 2.0, -2.0, 0x1.fffffffffffffp0, 6.0, -6.0,
+                   0x1.7ffffffffffffp2, 0.25, 0.5, 1.0, 1.5, kMax, -kMax})
+    v.push_back(x);
+  return v;
+}
+
+TEST_P(ReproduciblePowF64, ErfSameBitsAsTheCpu) {
+  const Capabilities& caps = capabilities(device());
+  if (GetParam().label.rfind("opencl", 0) == 0 && caps.has_kernel(OpId::erf, float64))
+    EXPECT_TRUE(caps.has_reproducible_kernel(OpId::erf, float64));
+  if (!caps.has_reproducible_kernel(OpId::erf, float64)) GTEST_SKIP() << GetParam().label << " runs float64 erf on the CPU in the mode";
+  std::vector<double> v = erf_arguments();
+  const int64_t rows = (static_cast<int64_t>(v.size()) + 1023) / 1024;
+  v.resize(static_cast<size_t>(rows * 1024), 0.5);
+  const Tensor x = from_host(v.data(), {rows, 1024}, float64, kCPU);
+  ReproducibleGuard g(true);
+  const Tensor xd = x.to(device());
+  EXPECT_EQ(first_difference(erf(xd), erf(x)), "");
+  EXPECT_EQ(first_difference(erf(xd.t()), erf(x.t())), "") << "transposed";
+  EXPECT_EQ(first_difference(erf(xd.narrow(0, 0, 1).expand({3, 1024})), erf(x.narrow(0, 0, 1).expand({3, 1024}))), "") << "broadcast";
+}
+
 CONCORD_INSTANTIATE_DEVICES(ReproduciblePowF64);
+
+// erf in the mode against long double erfl: 0.51 ULP on normal results, 0.75
+// on subnormal ones (rounded twice); the shared function's bits through a
+// strided view; the C library's outside the mode; the special values.
+TEST(ReproduciblePowF64Cpu, ErfWithinOneUlpAndWired) {
+  const std::vector<double> v = erf_arguments();
+  const Tensor x = vec(v);
+  std::vector<double> mode, plain;
+  {
+    ReproducibleGuard g(true);
+    mode = erf(x).to_vector<double>();
+  }
+  {
+    ReproducibleGuard g(false);
+    plain = erf(x).to_vector<double>();
+  }
+  double worst = 0.0, worst_sub = 0.0, at = 0.0;
+  int64_t bad_mode = 0, bad_plain = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double u = ulps(mode[i], erfl(static_cast<long double>(v[i])));
+    if (std::fabs(v[i]) < 0x1p-1022) worst_sub = std::max(worst_sub, u);
+    else if (u > worst) worst = u, at = v[i];
+    bad_mode += !same(mode[i], concord_erf_f64(v[i]));
+    bad_plain += !same(plain[i], std::erf(v[i]));
+  }
+  EXPECT_LE(worst, 0.52) << std::hexfloat << "erf(" << at << ")";
+  EXPECT_LE(worst_sub, 1.0);
+  EXPECT_EQ(bad_mode, 0) << "in the mode";
+  EXPECT_EQ(bad_plain, 0) << "outside the mode";
+  std::printf("  erf max %.3f ULP (%.3f on subnormal arguments) over %zu values\n", worst, worst_sub, v.size());
+  ReproducibleGuard g(true);
+  const Tensor xt = from_host(v.data(), {1024, 8}, float64, kCPU).t();  // a strided view
+  const std::vector<double> vt = xt.contiguous().to_vector<double>(), et = erf(xt).to_vector<double>();
+  for (size_t i = 0; i < vt.size(); ++i) ASSERT_TRUE(same(et[i], concord_erf_f64(vt[i]))) << i;
+  struct Case { double x, want; };
+  for (const Case& c : {Case{0.0, 0.0}, Case{-0.0, -0.0}, Case{kInf, 1.0}, Case{-kInf, -1.0}, Case{6.0, 1.0},
+                        Case{-30.0, -1.0}, Case{kMin, kMin}, Case{-kMin, -kMin}, Case{0.5, 0.5204998778130465}}) {
+    const double got = erf(vec({c.x})).item<double>();
+    EXPECT_TRUE(same(got, c.want)) << "erf(" << c.x << ") = " << got;
+  }
+  EXPECT_TRUE(std::isnan(erf(vec({kNaN})).item<double>()));
+}
 
 // The CPU in the mode against long double: within 1 ULP (measured about 0.51
 // for pow and 0.50 for atan2 on normal results, 0.75 where pow's result is

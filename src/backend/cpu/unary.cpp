@@ -8,8 +8,8 @@
 // halves) sin, cos, tan, pow(x, number), expm1, log1p, log2, erf and gelu
 // (canon_trig.h, canon_pow.h, canon_explog.h, canon_explog_erf.h; outside the mode
 // the C library's, faster: sin/cos/tan about twice, powf many times, the
-// others: see CanonExpm1), and float64 exp, expm1, log, log1p, log2, tanh and
-// sigmoid (canon_f64*.h). Contiguous runs use `#pragma omp simd` loops: at -O2
+// others: see CanonExpm1), and float64 exp, expm1, log, log1p, log2, tanh,
+// sigmoid, erf and pow(x, number) (canon_f64*.h, canon_pow_f64.h). Contiguous runs use `#pragma omp simd` loops: at -O2
 // GCC's cheap cost model would otherwise leave loops of unknown trip count
 // scalar.
 #include <cmath>
@@ -18,6 +18,7 @@
 
 #include "backend/common/canon_explog_erf.h"
 #include "backend/common/canon_explog.h"
+#include "backend/common/canon_f64_erf.h"
 #include "backend/common/canon_f64_log.h"
 #include "backend/common/canon_pow.h"
 #include "backend/common/canon_pow_f64.h"
@@ -261,6 +262,7 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
         case OpId::log2: return map1<T, T>(x, out, SharedF64<concord_log2_f64>{});
         case OpId::tanh: return map1<T, T>(x, out, SharedF64<concord_tanh_f64>{});
         case OpId::sigmoid: return map1<T, T>(x, out, SharedF64<concord_sigmoid_f64>{});
+        case OpId::erf: return map1<T, T>(x, out, SharedF64<concord_erf_f64>{});
         default: break;
       }
     }
