@@ -158,20 +158,27 @@ std::vector<double> erf_arguments() {
   return v;
 }
 
-TEST_P(ReproduciblePowF64, ErfSameBitsAsTheCpu) {
+TEST_P(ReproduciblePowF64, ErfGeluSameBitsAsTheCpu) {
   const Capabilities& caps = capabilities(device());
-  if (GetParam().label.rfind("opencl", 0) == 0 && caps.has_kernel(OpId::erf, float64))
-    EXPECT_TRUE(caps.has_reproducible_kernel(OpId::erf, float64));
-  if (!caps.has_reproducible_kernel(OpId::erf, float64)) GTEST_SKIP() << GetParam().label << " runs float64 erf on the CPU in the mode";
   std::vector<double> v = erf_arguments();
   const int64_t rows = (static_cast<int64_t>(v.size()) + 1023) / 1024;
   v.resize(static_cast<size_t>(rows * 1024), 0.5);
   const Tensor x = from_host(v.data(), {rows, 1024}, float64, kCPU);
   ReproducibleGuard g(true);
-  const Tensor xd = x.to(device());
-  EXPECT_EQ(first_difference(erf(xd), erf(x)), "");
-  EXPECT_EQ(first_difference(erf(xd.t()), erf(x.t())), "") << "transposed";
-  EXPECT_EQ(first_difference(erf(xd.narrow(0, 0, 1).expand({3, 1024})), erf(x.narrow(0, 0, 1).expand({3, 1024}))), "") << "broadcast";
+  int checked = 0;
+  for (OpId op : {OpId::erf, OpId::gelu}) {
+    if (GetParam().label.rfind("opencl", 0) == 0 && caps.has_kernel(op, float64))
+      EXPECT_TRUE(caps.has_reproducible_kernel(op, float64)) << op_name(op);
+    if (!caps.has_reproducible_kernel(op, float64)) continue;
+    ++checked;
+    auto f = [op](const Tensor& t) { return op == OpId::erf ? erf(t) : gelu(t); };
+    const Tensor xd = x.to(device());
+    EXPECT_EQ(first_difference(f(xd), f(x)), "") << op_name(op);
+    EXPECT_EQ(first_difference(f(xd.t()), f(x.t())), "") << op_name(op) << " transposed";
+    EXPECT_EQ(first_difference(f(xd.narrow(0, 0, 1).expand({3, 1024})), f(x.narrow(0, 0, 1).expand({3, 1024}))), "")
+        << op_name(op) << " broadcast";
+  }
+  if (checked == 0) GTEST_SKIP() << GetParam().label << " runs float64 erf and gelu on the CPU in the mode";
 }
 
 CONCORD_INSTANTIATE_DEVICES(ReproduciblePowF64);
@@ -216,6 +223,65 @@ TEST(ReproduciblePowF64Cpu, ErfWithinOneUlpAndWired) {
     EXPECT_TRUE(same(got, c.want)) << "erf(" << c.x << ") = " << got;
   }
   EXPECT_TRUE(std::isnan(erf(vec({kNaN})).item<double>()));
+}
+
+// gelu's reference: x/2 erfc(z) in long double with z = -x/sqrt2 carried in
+// two parts (1/sqrt2 to 128 bits) and its rounding corrected to first order,
+// so the reference stays good to ~2^-62 up to z = 27.
+long double gelu_reference(double x) {
+  const long double c = 0.707106781186547524400844362104849039L, c_lo = 0x1.65f626cdd52b0p-66L;
+  const long double xl = x, z = -xl * c, z_lo = fmal(-xl, c, -z) - xl * c_lo;
+  return xl * 0.5L * (erfcl(z) - z_lo * 1.1283791670955125738961589031215452L * expl(-z * z));
+}
+
+// gelu in the mode: within 1 ULP of the reference over [-40, 10], tiny and
+// random values (0.51 measured; 0.75 on subnormal results); the shared
+// function's bits; the C library's kernel outside the mode; special values.
+TEST(ReproduciblePowF64Cpu, GeluWithinOneUlpAndWired) {
+  std::vector<double> v = erf_arguments();
+  uint64_t s = 77;
+  for (int i = 0; i < (1 << 18); ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(static_cast<double>(s >> 11) * 0x1p-53 * 50.0 - 40.0);
+  }
+  std::vector<double> mode, plain;
+  {
+    ReproducibleGuard g(true);
+    mode = gelu(vec(v)).to_vector<double>();
+  }
+  {
+    ReproducibleGuard g(false);
+    plain = gelu(vec(v)).to_vector<double>();
+  }
+  double worst = 0.0, worst_sub = 0.0, at = 0.0;
+  int64_t bad_mode = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const long double r = gelu_reference(v[i]);
+    const double u = ulps(mode[i], std::isinf(v[i]) ? static_cast<long double>(mode[i]) : r);
+    if (fabsl(r) < 0x1p-1022L) worst_sub = std::max(worst_sub, u);
+    else if (u > worst) worst = u, at = v[i];
+    bad_mode += !same(mode[i], concord_gelu_f64(v[i]));
+  }
+  EXPECT_LE(worst, 0.52) << std::hexfloat << "gelu(" << at << ")";
+  EXPECT_LE(worst_sub, 1.0);
+  EXPECT_EQ(bad_mode, 0);
+  std::printf("  gelu max %.3f ULP (%.3f on subnormal results) over %zu values\n", worst, worst_sub, v.size());
+  struct Case { double x, want; };
+  for (bool m : {true, false}) {
+    ReproducibleGuard g(m);
+    for (const Case& c : {Case{0.0, 0.0}, Case{-0.0, -0.0}, Case{kInf, kInf}, Case{-kInf, -0.0}, Case{-50.0, -0.0},
+                          Case{20.0, 20.0}, Case{kMax, kMax}})
+      EXPECT_TRUE(same(gelu(vec({c.x})).item<double>(), c.want)) << "gelu(" << c.x << "), mode " << m;
+    EXPECT_TRUE(std::isnan(gelu(vec({kNaN})).item<double>()));
+  }
+  // outside the mode: the CPU's default kernel (x/2 erfc(-x/sqrt2) in long double)
+  int64_t bad_plain = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (std::isinf(v[i])) continue;
+    const long double w = v[i];
+    bad_plain += !same(plain[i], static_cast<double>(w * 0.5L * erfcl(-w * 0.707106781186547524400844362104849039L)));
+  }
+  EXPECT_EQ(bad_plain, 0) << "outside the mode";
 }
 
 // The CPU in the mode against long double: within 1 ULP (measured about 0.51

@@ -9,7 +9,7 @@
 // (canon_trig.h, canon_pow.h, canon_explog.h, canon_explog_erf.h; outside the mode
 // the C library's, faster: sin/cos/tan about twice, powf many times, the
 // others: see CanonExpm1), and float64 exp, expm1, log, log1p, log2, tanh,
-// sigmoid, erf and pow(x, number) (canon_f64*.h, canon_pow_f64.h). Contiguous runs use `#pragma omp simd` loops: at -O2
+// sigmoid, erf, gelu and pow(x, number) (canon_f64*.h, canon_pow_f64.h). Contiguous runs use `#pragma omp simd` loops: at -O2
 // GCC's cheap cost model would otherwise leave loops of unknown trip count
 // scalar.
 #include <cmath>
@@ -263,6 +263,7 @@ void unary_typed(OpId op, const Tensor& x, const Tensor& out) {
         case OpId::tanh: return map1<T, T>(x, out, SharedF64<concord_tanh_f64>{});
         case OpId::sigmoid: return map1<T, T>(x, out, SharedF64<concord_sigmoid_f64>{});
         case OpId::erf: return map1<T, T>(x, out, SharedF64<concord_erf_f64>{});
+        case OpId::gelu: return map1<T, T>(x, out, SharedF64<concord_gelu_f64>{});
         default: break;
       }
     }

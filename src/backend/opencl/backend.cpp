@@ -78,7 +78,7 @@ Capabilities capabilities(int index) {
   for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
                   OpId::erf, OpId::gelu})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
-  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, erf, pow, atan2, and the exp and log
+  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, erf, gelu, pow, atan2, and the exp and log
   // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h, canon_pow_f64.h)
   // in the mode's program variants (elementwise.cl, reduce.cl).
   const DtypeSet f64_shared = info.fp64 ? DtypeSet{float64} : DtypeSet{};
@@ -102,6 +102,7 @@ Capabilities capabilities(int index) {
                                             {OpId::tanh, f64_shared},
                                             {OpId::sigmoid, f64_shared},
                                             {OpId::pow, f64_shared}, {OpId::atan2, f64_shared}, {OpId::erf, f64_shared},
+                                            {OpId::gelu, f64_shared},
                                             {OpId::logsumexp, f64_shared},
                                             {OpId::softmax, f64_shared},
                                             {OpId::log_softmax, f64_shared},

@@ -145,10 +145,13 @@ FLOOR_DIVIDE(double)
 #define LOG1P_float(x, w) CANON_float(log1p, x, log1p(w))
 #define LOG2_float(x, w) CANON_float(log2, x, log2(w))
 #define ERF_float(x, w) CANON_float(erf, x, erf(w))
+#define GELU_float(x, w, M) CANON_float(gelu, x, gelu_##M(w))
 #if CONCORD_NAN_RULE
 #define ERF_double(x, w) concord_erf_f64(x)
+#define GELU_double(x, w, M) concord_gelu_f64(x)
 #else
 #define ERF_double(x, w) erf(w)
+#define GELU_double(x, w, M) gelu_double(w)
 #endif
 
 // F: the value type; M: the type math functions are evaluated in.
@@ -176,7 +179,7 @@ FLOOR_DIVIDE(double)
       case OP_tan: return (F)TAN_##F(x, w);                                            \
       case OP_tanh: return (F)TANH_##F(x, w);                                          \
       case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
-      case OP_gelu: return (F)CANON_##F(gelu, x, gelu_##M(w));                         \
+      case OP_gelu: return (F)GELU_##F(x, w, M);                                        \
       case OP_erf: return (F)ERF_##F(x, w);                                            \
       case OP_reciprocal: return (F)1 / x;                                             \
       default: return (F)NAN;  /* an op without a case here: never its input */        \
