@@ -1,5 +1,5 @@
 // The reproducible mode's float64 pow and atan2 (backend/common/canon_pow_f64.h)
-// and erf (canon_f64_erf.h):
+// and erf and gelu (canon_f64_erf.h):
 // every device that claims them gives the CPU's bits over ~1M argument pairs
 // (every exponent, results across the whole range, x near 1 with large y,
 // negative bases with integer exponents), through transposed and broadcast
