@@ -87,6 +87,12 @@ TEST(CpuIsa, DISABLED_Digest) {
     h = fnv(h, linalg::solve(at, b));
     h = fnv(h, linalg::solve_triangular(at, b, /*upper=*/true));
     h = fnv(h, linalg::lu_factor(at).LU);
+    // One right-hand side: the one-column substitutions (16 rows per block on AVX-512 float32).
+    const Tensor b1 = randn({6, 64, 1}, t, kCPU, 18);
+    h = fnv(h, linalg::solve(at, b1));
+    const Tensor a100 = add(randn({100, 100}, t, kCPU, 19), mul(eye(100, {}, t), 8.0)), b100 = randn({100, 1}, t, kCPU, 20);
+    for (bool upper : {false, true})
+      for (bool unit : {false, true}) h = fnv(h, linalg::solve_triangular(a100, b100, upper, /*left=*/true, unit));
   }
   // The small LU with row swaps (not diagonally dominant) across its paths:
   // ragged panels and edges (37: blocked from 24 on AVX2, unblocked on

@@ -183,6 +183,36 @@ TEST_P(LinalgNormTest, SpectralAndNuclearNorms) {
   EXPECT_THROW(linalg::matrix_norm(make({1, 2}, {2}, float32, device())), ShapeError);
 }
 
+// Rows with NaN, inf, signed zeros, subnormals and huge values (the scaled
+// float64 2-norm), odd lengths, a transposed view: NaN gives NaN (ord 0
+// counts it), inf gives inf for ord > 0, the rest as the long double loops.
+TEST_P(LinalgNormTest, SpecialValuesOddSizesAndViews) {
+  const double sp[] = {0.0, -0.0, kInf, -kInf, NAN, 1e300, -4.9e-324, 1e-310, 3.5};
+  for (Dtype t : kDtypes) {
+    if (skip(t)) continue;
+    // Row i (of 9, length 13) holds special i at a few places, random values elsewhere.
+    Vec v = uniform(9 * 13, 17, -2, 2);
+    for (int64_t i = 0; i < 9; ++i)
+      for (int64_t j = i % 3; j < 13; j += 5) v[static_cast<size_t>(i * 13 + j)] = sp[i];
+    const Tensor x = make(v, {13, 9}, t, device());  // the rows are its columns: reduce dim 0 of the view
+    const Tensor rows = x.transpose(0, 1);
+    const Vec xv = values(x);
+    for (double ord : {2.0, 1.0, kInf, -kInf, 0.0, 3.0}) {
+      const Vec got = values(linalg::vector_norm(rows, ord, {1}));
+      for (int64_t i = 0; i < 9; ++i) {
+        std::vector<double> g;
+        for (int64_t j = 0; j < 13; ++j) g.push_back(xv[static_cast<size_t>(j * 9 + i)]);
+        const std::string w = std::string(name(t)) + " ord " + std::to_string(ord) + " row " + std::to_string(i);
+        bool nan = false, inf = false;
+        for (double e : g) nan = nan || std::isnan(e), inf = inf || std::isinf(e);
+        if (nan && ord != 0) EXPECT_TRUE(std::isnan(got[static_cast<size_t>(i)])) << w;
+        else if (inf && ord > 0) EXPECT_EQ(got[static_cast<size_t>(i)], kInf) << w;
+        else expect_rel(got[static_cast<size_t>(i)], ref_norm(g, ord), 4 * unit_roundoff(t) + 1e-12, w);
+      }
+    }
+  }
+}
+
 CONCORD_INSTANTIATE_DEVICES(LinalgNormTest);
 
 }  // namespace

@@ -10,10 +10,12 @@
 //   auto total = concord::dist::all_reduce(local);   // same bits for any N
 //
 // Reproducible sum (Algorithm::reproducible, the default) of floating dtypes:
-// every contribution is added exactly into a fixed-point integer accumulator
-// (per element, wide enough for every bit present across all ranks), the
-// accumulators are merged across ranks by integer addition, and the total is
-// rounded once, to nearest even, into the dtype. The result is the correctly
+// the elements are split into one slice per rank; each rank receives every
+// contribution to its slice (in the dtype itself), adds them exactly into a
+// fixed-point integer accumulator per element (wide enough for every bit
+// present across all ranks), rounds once, to nearest even, into the dtype,
+// and the rounded slices are gathered by every rank. The traffic is that of
+// a ring all_reduce of the data. The result is the correctly
 // rounded exact sum of all contributions: identical bits for any number of
 // ranks, any rank order, any chunking of the tensor, and equal to the 1-rank
 // result on the same contributions. Special values, per element:
@@ -22,8 +24,9 @@
 //   an exact sum of zero                -> -0 if every contribution is -0, else +0
 //   a finite sum beyond the dtype's max -> +-inf (as rounding to nearest does)
 // mean is the exact sum divided by the number of contributions, rounded once.
-// Algorithm::native is the plain MPI_Allreduce (float16/bfloat16 summed in
-// float32): faster, but its bits depend on the MPI library's reduction order.
+// Algorithm::native is the plain MPI_Allreduce on the tensor's own buffer
+// (float16/bfloat16 staged and summed in float32, rounded back once): faster,
+// but its bits depend on the MPI library's reduction order.
 // It applies to floating sum and mean; the other reductions are exact or
 // order-free and ignore it.
 //
@@ -32,8 +35,9 @@
 // prod/min is all(); mean of an integer or bool tensor raises DistError on
 // every rank.
 // Floating max/min: any NaN gives NaN, max(+0, -0) = +0, min(+0, -0) = -0
-// (order-independent). Floating prod is the product of the contributions
-// taken left to right in (rank, local index) order in float64 and rounded
+// (order-independent). Floating max, min and prod use the reproducible sum's
+// slices (no rank receives every contribution). Floating prod is the product
+// of the contributions taken left to right in (rank, local index) order in float64 and rounded
 // once to the dtype (float64: rounded at every step); it is identical on every
 // rank and across runs, but it depends on how contributions are assigned to
 // ranks (it is not invariant under a different number of ranks).
@@ -47,7 +51,8 @@
 // disagrees with rank 0. A rank whose input is invalid reports it through the
 // same exchange, so every rank throws. Ranks that do not all reach a
 // collective within timeout_seconds() (CONCORD_DIST_TIMEOUT, default 300)
-// abort the job. A rank that leaves a Session by an exception, or calls
+// abort the job; so does a send or recv that no recv or send matches within
+// that time. A rank that leaves a Session by an exception, or calls
 // std::terminate, aborts the job (MPI_Abort): mpirun then ends every rank.
 #pragma once
 

@@ -154,7 +154,8 @@ class MetricBase {
   // becomes the sum of all ranks' exact integer counts, so compute() gives the
   // single-process value of the whole data set on every rank. A collective:
   // call it on every rank, once per evaluation (a second call would add the
-  // other ranks' counts again). Ranks with different class counts raise DistError.
+  // other ranks' counts again). Ranks whose metrics differ (kind, classes,
+  // average, threshold, beta, normalize) raise DistError on every rank.
   //   auto acc = metrics::Accuracy::multiclass(10);
   //   for (auto& [x, y] : my_shard) acc.update(model(x), y);
   //   acc.sync();  double a = acc.compute().item<double>();   // same on every rank

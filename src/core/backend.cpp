@@ -59,7 +59,17 @@ void Backend::gather(const Tensor&, int64_t, const Tensor&, const Tensor&) { mis
 void Backend::tri(OpId op, const Tensor&, int64_t, const Tensor&) { missing(op_name(op).data(), kind_name()); }
 void Backend::lu_factor(const Tensor&, const Tensor&, const Tensor&) { missing("lu_factor", kind_name()); }
 void Backend::lu_solve(const Tensor&, const Tensor&, const Tensor&) { missing("lu_solve", kind_name()); }
+void Backend::lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                              const Tensor& b) {
+  if (a.storage() != lu.storage()) copy(a, lu);
+  lu_factor(lu, pivots, info);
+  lu_solve(lu, pivots, b);
+}
 void Backend::cholesky(const Tensor&, const Tensor&) { missing("cholesky", kind_name()); }
 void Backend::solve_triangular(const Tensor&, const Tensor&, bool, bool, bool) { missing("solve_triangular", kind_name()); }
+void Backend::lu_det(const Tensor&, const Tensor&, const Tensor&) { missing("det", kind_name()); }
+void Backend::lu_slogdet(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { missing("slogdet", kind_name()); }
+void Backend::vector_norm_rows(const Tensor&, double, const Tensor&) { missing("vector_norm", kind_name()); }
+void Backend::matrix_abs_sum_norm(const Tensor&, double, const Tensor&) { missing("matrix_norm", kind_name()); }
 
 }  // namespace concord::detail

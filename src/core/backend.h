@@ -147,10 +147,31 @@ class Backend {
   virtual void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info);
   // Solves with an LU from lu_factor: b [B,n,k] is overwritten by the solution.
   virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b);
+  // solve's fused step: lu = a (a [B,n,n] contiguous in lu's dtype, or lu
+  // itself), then lu_factor(lu, pivots, info) and lu_solve(lu, pivots, b) on
+  // the same batch (b [B,n,k], k >= 1), with the same results as those calls,
+  // a singular matrix included. The default makes the three calls; a backend
+  // overrides it to copy, factor and solve each matrix back to back.
+  virtual void lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                               const Tensor& b);
   // Cholesky in place (lower factor in the lower triangle; upper left as is): a [B,n,n], info [B].
   virtual void cholesky(const Tensor& a, const Tensor& info);
   // Triangular solve: b [B,n,k] (left) or [B,k,n] (right) overwritten.
   virtual void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular);
+  // From an LU [B,n,n] (float32/float64) and its pivots [B,n]: det [B], or
+  // sign and log|det| [B], in the LU's dtype. The product of the diagonal,
+  // starting from the pivot sign, in index order in float64, rounded once:
+  // the CPU's bits on every backend (slogdet's log: common/canon_f64_log.h's
+  // on OpenCL, and on the CPU in the reproducible mode; std::log outside it).
+  virtual void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det);
+  virtual void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet);
+  // Norms of the rows of x [R, C] (any floating dtype, contiguous) into out [R]
+  // (x's dtype), one sequential float64 loop per row. A backend with device
+  // memory takes ord 0, 1, 2, inf and -inf; the front end sends the other
+  // orders (a pow per element) through the CPU fallback (plan's host_only).
+  virtual void vector_norm_rows(const Tensor& x, double ord, const Tensor& out);
+  // x [B, r, c] into out [B]: ord 1 / -1 max / min column abs-sum, inf / -inf row.
+  virtual void matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out);
   // Largest n (of n x n matrices) the backend's native linear-algebra kernels
   // take on a device; larger inputs go to the CPU fallback (see plan_sized).
   virtual int64_t linalg_max_n(const Device&) const { return INT64_MAX; }

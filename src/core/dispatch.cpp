@@ -96,7 +96,7 @@ Support support(OpId op, const Device& device, Dtype dtype) {
 
 namespace concord::detail {
 
-Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_t n) {
+Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_t n, const char* host_only) {
   const Support s = support(op, device, dtype);
   Plan p{op, device, s.exec, dtype, s.compute, s.path, nullptr};
   const std::string opn = op_label(op);
@@ -145,6 +145,16 @@ Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_
       p.path = Path::fallback;
       p.backend = &cpu_backend();
     }
+  }
+  // A variant of the op that only the host loops run (a norm order the device kernels lack).
+  if (host_only && !p.fallback() && memory_space(p.exec) != MemorySpace::host) {
+    const std::string what = "[" + std::string(opn) + "] " + host_only + " has no " + std::string(name(p.compute)) +
+                             " kernel on " + device.str() + where_str();
+    if (fallback_policy() == FallbackPolicy::strict) throw NotImplementedError(what + kFallbackFix);
+    warn_once(key(op, device, p.compute, Path::fallback) + "|" + host_only, what + kFallbackNote);
+    p.exec = kCPU;
+    p.path = Path::fallback;
+    p.backend = &cpu_backend();
   }
   return p;
 }

@@ -112,7 +112,11 @@ Describer describer(const F& f) {
 // the operands. n >= 0: the matrix size of a linear-algebra op; above what the
 // device's native kernels take (Backend::linalg_max_n) it runs through the
 // counted CPU fallback.
-Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands = {}, int64_t n = -1);
+// host_only: what makes this call need host memory ("ord = 3"), or null: on
+// a device whose memory is not host memory it runs through the counted CPU
+// fallback (warned once per reason; an error under strict).
+Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands = {}, int64_t n = -1,
+          const char* host_only = nullptr);
 
 // Counts one run in the report: by the dispatcher for every op run, and for a
 // downcast made by a transfer or an allocation (storage_dtype), an autocast.
@@ -162,13 +166,13 @@ class Dispatch {
   // returns the results there: a Tensor, a std::array of Tensors, or nothing.
   template <class Describe, class Body>
   auto run(const Device& device, Dtype dtype, Describe&& describe, std::initializer_list<Arg> args, Body&& body,
-           int64_t n = -1) {
-    return run_span(device, dtype, describe, args.begin(), args.size(), body, n);
+           int64_t n = -1, const char* host_only = nullptr) {
+    return run_span(device, dtype, describe, args.begin(), args.size(), body, n, host_only);
   }
   template <class Describe, class Body>
   auto run_span(const Device& device, Dtype dtype, Describe&& describe, const Arg* args, size_t count, Body&& body,
-                int64_t n = -1) {
-    const Plan p = plan(op_, device, dtype, describer(describe), n);
+                int64_t n = -1, const char* host_only = nullptr) {
+    const Plan p = plan(op_, device, dtype, describer(describe), n, host_only);
     Inputs in;
     prepare(p, args, count, in);
     const NativeF16Scope f16(p.path == Path::native_f16);

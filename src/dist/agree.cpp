@@ -118,6 +118,7 @@ Window global_window(const std::vector<Desc>& all, uint64_t* contributions) {
     w.lsb = std::min(w.lsb, d.lsb);
     w.top = std::max(w.top, d.top);
     w.special = w.special || d.special;
+    w.nonfinite = w.nonfinite || d.nonfinite;
     n += static_cast<uint64_t>(d.contributions);
   }
   *contributions = n;

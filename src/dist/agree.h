@@ -31,7 +31,7 @@ struct Desc {
   int32_t lsb = INT32_MAX;  // the exact-sum window of this rank's values
   int32_t top = INT32_MIN;
   int32_t special = 0;
-  int32_t pad = 0;
+  int32_t nonfinite = 0;
   int64_t contributions = 0;
   int64_t dims[kMaxDims] = {};
   char device[24] = {};

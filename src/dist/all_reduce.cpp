@@ -1,7 +1,7 @@
 // src/dist/all_reduce.cpp — all_reduce and reduce_scatter (concord/dist.h).
-// Floating sum and mean go through the exact accumulator (exact_sum.h); the
-// rest is exact or order-independent by construction, except floating prod,
-// whose order is fixed (rank, then local index).
+// Floating sum and mean take one of the two paths of sum_paths.h, on the
+// dtype's own bytes; the rest is exact or order-independent by construction,
+// except floating prod, whose order is fixed (rank, then local index).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,89 +10,11 @@
 #include "dist/agree.h"
 #include "dist/comm.h"
 #include "dist/exact_sum.h"
+#include "dist/sum_paths.h"
 
 namespace concord::dist {
 using namespace detail;
 namespace {
-
-Format format_of(Dtype t) {
-  switch (t) {
-    case Dtype::float64: return {53, -1074};
-    case Dtype::float32: return {24, -149};
-    case Dtype::float16: return {11, -24};
-    default: return {8, -133};   // bfloat16
-  }
-}
-
-// The accumulator of a block of elements at a time: its memory stays bounded
-// (~4 MiB), and blocks do not change the result (each element is exact).
-std::vector<double> exact_sum(const std::vector<std::vector<double>>& vals, size_t n, const std::vector<Desc>& all,
-                              Dtype dt, bool mean) {
-  uint64_t total = 0;
-  const Window w = global_window(all, &total);
-  const size_t limbs = limbs_for(w, total);
-  const int32_t base = w.empty() ? 0 : w.lsb;
-  const Format fmt = format_of(dt);
-  std::vector<double> out(n);
-  const size_t block = std::max<size_t>(1, (size_t{1} << 22) / (limbs * 8));
-  std::vector<uint64_t> acc;
-  std::vector<uint8_t> flags;
-  for (size_t o = 0; o < n; o += block) {
-    const size_t b = std::min(block, n - o);
-    acc.assign(b * limbs, 0);
-    for (const auto& v : vals) accumulate(v.data() + o, b, base, limbs, acc.data());
-    comm_allreduce_limbs(acc.data(), b, limbs);
-    if (w.special) {   // only when some rank has a NaN, an inf or a -0
-      flags.assign(b, 0);
-      for (const auto& v : vals) add_flags(v.data() + o, b, flags.data());
-      comm_allreduce_int(flags.data(), b, IntOp::bor_u8);
-    }
-    for (size_t i = 0; i < b; ++i)
-      out[o + i] = round_exact(acc.data() + i * limbs, limbs, base, mean ? total : 1, fmt, w.special ? flags[i] : uint8_t{kNotNegZero});
-  }
-  return out;
-}
-
-// The MPI library's own sum (Algorithm::native): float64 in float64, the others in float32.
-std::vector<double> native_sum(const std::vector<std::vector<double>>& vals, size_t n, Dtype dt, uint64_t total,
-                               bool mean) {
-  std::vector<double> out(n, 0.0);
-  if (dt == Dtype::float64) {
-    for (const auto& v : vals) for (size_t i = 0; i < n; ++i) out[i] += v[i];
-    comm_allreduce_float(out.data(), n, true);
-    if (mean) for (auto& x : out) x /= static_cast<double>(total);
-    return out;
-  }
-  std::vector<float> acc(n, 0.0f);
-  for (const auto& v : vals) for (size_t i = 0; i < n; ++i) acc[i] += static_cast<float>(v[i]);
-  comm_allreduce_float(acc.data(), n, false);
-  for (size_t i = 0; i < n; ++i) out[i] = mean ? acc[i] / static_cast<float>(total) : acc[i];
-  return out;
-}
-
-// prod, max, min of floats: every contribution is gathered and folded in
-// (rank, local index) order on every rank.
-std::vector<double> gathered_fold(const std::vector<std::vector<double>>& vals, size_t n,
-                                  const std::vector<Desc>& all, ReduceOp op) {
-  std::vector<size_t> counts;
-  size_t total = 0;
-  for (const Desc& d : all) counts.push_back(static_cast<size_t>(d.contributions) * n * 8), total += counts.back();
-  std::vector<double> mine, every(total / 8);
-  for (const auto& v : vals) mine.insert(mine.end(), v.begin(), v.end());
-  comm_allgatherv(mine.data(), every.data(), counts);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> out(every.begin(), every.begin() + static_cast<std::ptrdiff_t>(n));
-  for (size_t j = n; j < every.size(); ++j) {
-    double& o = out[j % n];
-    const double v = every[j];
-    if (op == ReduceOp::prod) { o *= v; continue; }
-    if (std::isnan(o) || std::isnan(v)) { o = nan; continue; }
-    const bool more = v > o || (v == o && !std::signbit(v) && std::signbit(o));   // +0 above -0
-    if (op == ReduceOp::max ? more : (v < o || (v == o && std::signbit(v) && !std::signbit(o)))) o = v;
-  }
-  for (auto& x : out) if (std::isnan(x)) x = nan;
-  return out;
-}
 
 // Integers (wrapping modulo 2^64, then cut to the dtype, as the CPU's arithmetic
 // does) and bool (sum/max: any, prod/min: all); all exact, so order-free.
@@ -115,8 +37,11 @@ std::vector<int64_t> integer_reduce(const std::vector<std::vector<int64_t>>& val
 
 Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algorithm algo) {
   Desc mine;
-  std::vector<std::vector<double>> fvals;
   std::vector<std::vector<int64_t>> ivals;
+  // Floating dtypes are read in their own bytes (copies only for other devices or views).
+  const bool summing = op == ReduceOp::sum || op == ReduceOp::mean;
+  std::vector<const void*> raw;
+  std::vector<std::vector<uint8_t>> keep(local.size());
   // Anything that fails here is reported through the descriptors: every rank raises.
   try {
     if (!local.empty()) mine = describe(c, local[0]);
@@ -131,15 +56,16 @@ Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algori
       set_error(mine, "mean of " + std::string(name(local[0].dtype())) + " is not defined; use sum, or convert to a floating dtype");
     if (!mine.error[0]) {
       Window w;
-      for (const Tensor& t : local) {
+      for (size_t j = 0; j < local.size(); ++j) {
+        const Tensor& t = local[j];
         if (is_floating(t.dtype())) {
-          fvals.push_back(host_values<double>(t, Dtype::float64));
-          scan(fvals.back().data(), fvals.back().size(), w);
+          raw.push_back(raw_view(t, keep[j]));
+          if (summing && algo == Algorithm::reproducible) scan_raw(raw.back(), static_cast<size_t>(t.numel()), t.dtype(), w);
         } else {
           ivals.push_back(host_values<int64_t>(t, Dtype::int64));
         }
       }
-      mine.lsb = w.lsb, mine.top = w.top, mine.special = w.special;
+      mine.lsb = w.lsb, mine.top = w.top, mine.special = w.special, mine.nonfinite = w.nonfinite;
     }
   } catch (const std::exception& e) {
     set_error(mine, e.what());
@@ -159,15 +85,11 @@ Tensor reduce_impl(Coll c, const std::vector<Tensor>& local, ReduceOp op, Algori
     const auto out = n ? integer_reduce(ivals, n, op, dt) : std::vector<int64_t>{};
     return finish(out.data(), n, shape, Dtype::int64, dt, dev);
   }
-  std::vector<double> out;
-  if (n == 0) {
-  } else if (op == ReduceOp::sum || op == ReduceOp::mean) {
-    out = algo == Algorithm::reproducible ? exact_sum(fvals, n, all, dt, op == ReduceOp::mean)
-                                          : native_sum(fvals, n, dt, total, op == ReduceOp::mean);
-  } else {
-    out = gathered_fold(fvals, n, all, op);
-  }
-  return finish(out.data(), n, shape, Dtype::float64, dt, dev);
+  Tensor out = empty(shape, dt, kCPU);   // the paths write straight into the result
+  if (n && !summing) fold_sliced(raw, n, all, dt, op, out.raw_data());
+  else if (n && algo == Algorithm::reproducible) exact_sum_sliced(raw, n, all, dt, op == ReduceOp::mean, out.raw_data());
+  else if (n) native_sum(raw, n, dt, total, op == ReduceOp::mean, out.raw_data());
+  return dev.is_cpu() ? out : out.to(dev);
 }
 
 }  // namespace

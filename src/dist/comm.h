@@ -33,12 +33,17 @@ void comm_bcast(void* buf, size_t bytes, int root);
 
 enum class IntOp { sum_u64, prod_u64, max_i64, min_i64, bor_u8 };
 void comm_allreduce_int(void* buf, size_t count, IntOp op);
-// Per element a two's-complement integer of `limbs` uint64 limbs (least
-// significant first), summed modulo 2^(64*limbs): associative and commutative,
-// so the result does not depend on the reduction's order.
-void comm_allreduce_limbs(uint64_t* buf, size_t elems, size_t limbs);
-// The plain floating sum of the MPI library (Algorithm::native).
-void comm_allreduce_float(void* buf, size_t count, bool is_double);
+// The plain floating sum of the MPI library (Algorithm::native); send may
+// equal recv (in place).
+void comm_allreduce_float(const void* send, void* recv, size_t count, bool is_double);
+// Rank r sends scounts[s] bytes from send + sdispls[s] to every rank s, and
+// receives rcounts[q] bytes from rank q at recv + rdispls[q]. Every count and
+// displacement must be below 2^31 (callers work in chunks).
+void comm_alltoallv(const void* send, const std::vector<size_t>& scounts, const std::vector<size_t>& sdispls,
+                    void* recv, const std::vector<size_t>& rcounts, const std::vector<size_t>& rdispls);
+// In place: this rank's counts[r] bytes are already at buf + displs[r]; every
+// other rank's block arrives at its place (counts and displs below 2^31).
+void comm_allgatherv_inplace(void* buf, const std::vector<size_t>& counts, const std::vector<size_t>& displs);
 
 void comm_send(const void* buf, size_t bytes, int dst, int tag);
 void comm_recv(void* buf, size_t bytes, int src, int tag);   // waits at most timeout_seconds()

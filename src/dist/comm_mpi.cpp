@@ -17,27 +17,8 @@ namespace concord::dist::detail {
 namespace {
 
 bool g_owned = false;       // we called MPI_Init (a caller's own MPI is left to it)
-MPI_Op g_limb_add = MPI_OP_NULL;
+bool g_ready = false;       // comm_init ran, comm_finalize did not
 constexpr size_t kPieceBytes = size_t{1} << 28;
-
-// Two's-complement addition of multi-limb integers; the limb count is the
-// datatype's size. Carries run from limb 0 upwards and wrap at the top.
-void limb_add(void* in, void* inout, int* len, MPI_Datatype* type) {
-  int bytes = 0;
-  MPI_Type_size(*type, &bytes);
-  const size_t limbs = static_cast<size_t>(bytes) / 8;
-  const auto* a = static_cast<const uint64_t*>(in);
-  auto* b = static_cast<uint64_t*>(inout);
-  for (size_t e = 0; e < static_cast<size_t>(*len); ++e, a += limbs, b += limbs) {
-    unsigned carry = 0;
-    for (size_t l = 0; l < limbs; ++l) {
-      const uint64_t s = a[l] + b[l];
-      const unsigned c1 = s < a[l];
-      b[l] = s + carry;
-      carry = c1 | (b[l] < s);
-    }
-  }
-}
 
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -86,12 +67,12 @@ void comm_init() {
     check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "init");
     g_owned = true;
   }
-  if (g_limb_add == MPI_OP_NULL) check(MPI_Op_create(&limb_add, 1, &g_limb_add), "init");
+  g_ready = true;
 }
 
 void comm_finalize() {
   if (!comm_initialized()) return;
-  if (g_limb_add != MPI_OP_NULL) MPI_Op_free(&g_limb_add);
+  g_ready = false;
   if (g_owned) MPI_Finalize();
   g_owned = false;
 }
@@ -100,7 +81,7 @@ bool comm_initialized() {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
-  return init && !fin && g_limb_add != MPI_OP_NULL;
+  return init && !fin && g_ready;
 }
 
 int comm_rank() {
@@ -141,7 +122,7 @@ static void wait_timed(MPI_Request& req, double timeout_s, const std::string& wh
     if ((spins & 63) == 0 && std::chrono::steady_clock::now() > deadline)
       comm_abort("[dist." + what + "] rank " + std::to_string(comm_rank()) + ": the peers did not arrive within " +
                  std::to_string(timeout_s) + " s (CONCORD_DIST_TIMEOUT); a rank is stuck, dead or called another "
-                 "collective. Aborting the job.");
+                 "collective, or a send/recv has no matching recv/send. Aborting the job.");
   }
 }
 
@@ -192,32 +173,62 @@ void comm_allreduce_int(void* buf, size_t count, IntOp op) {
                         int_op(op), MPI_COMM_WORLD), "all_reduce");
 }
 
-void comm_allreduce_limbs(uint64_t* buf, size_t elems, size_t limbs) {
-  if (!comm_initialized()) return;
-  MPI_Datatype t;
-  check(MPI_Type_contiguous(static_cast<int>(limbs), MPI_UINT64_T, &t), "all_reduce");
-  MPI_Type_commit(&t);
-  const size_t piece = std::max<size_t>(1, kPieceBytes / (limbs * 8));
-  for (size_t o = 0; o < elems; o += piece)
-    check(MPI_Allreduce(MPI_IN_PLACE, buf + o * limbs, static_cast<int>(std::min(piece, elems - o)), t, g_limb_add,
+void comm_allreduce_float(const void* send, void* recv, size_t count, bool is_double) {
+  const size_t item = is_double ? 8 : 4, piece = kPieceBytes / item;
+  if (!comm_initialized()) {
+    if (send != recv && count) std::memmove(recv, send, count * item);
+    return;
+  }
+  const auto* in = static_cast<const char*>(send);
+  auto* out = static_cast<char*>(recv);
+  for (size_t o = 0; o < count; o += piece)
+    check(MPI_Allreduce(send == recv ? MPI_IN_PLACE : in + o * item, out + o * item,
+                        static_cast<int>(std::min(piece, count - o)), is_double ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM,
                         MPI_COMM_WORLD), "all_reduce");
-  MPI_Type_free(&t);
 }
 
-void comm_allreduce_float(void* buf, size_t count, bool is_double) {
+namespace {
+std::vector<int> ints(const std::vector<size_t>& v) {
+  std::vector<int> r(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] > INT_MAX)
+      throw DistError("[dist.all_reduce] rank " + std::to_string(comm_rank()) + ": a block of " + std::to_string(v[i]) +
+                      " bytes exceeds MPI's int counts; this is a bug in the chunking, please report it.");
+    r[i] = static_cast<int>(v[i]);
+  }
+  return r;
+}
+}  // namespace
+
+void comm_alltoallv(const void* send, const std::vector<size_t>& scounts, const std::vector<size_t>& sdispls,
+                    void* recv, const std::vector<size_t>& rcounts, const std::vector<size_t>& rdispls) {
+  if (!comm_initialized()) {
+    if (scounts[0]) std::memmove(static_cast<char*>(recv) + rdispls[0], static_cast<const char*>(send) + sdispls[0], scounts[0]);
+    return;
+  }
+  const std::vector<int> sc = ints(scounts), sd = ints(sdispls), rc = ints(rcounts), rd = ints(rdispls);
+  check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "all_reduce");
+}
+
+void comm_allgatherv_inplace(void* buf, const std::vector<size_t>& counts, const std::vector<size_t>& displs) {
   if (!comm_initialized()) return;
-  const size_t item = is_double ? 8 : 4, piece = kPieceBytes / item;
-  auto* p = static_cast<char*>(buf);
-  for (size_t o = 0; o < count; o += piece)
-    check(MPI_Allreduce(MPI_IN_PLACE, p + o * item, static_cast<int>(std::min(piece, count - o)),
-                        is_double ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), "all_reduce");
+  const std::vector<int> c = ints(counts), d = ints(displs);
+  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, c.data(), d.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "all_reduce");
 }
 
 void comm_send(const void* buf, size_t bytes, int dst, int tag) {
   const auto* p = static_cast<const char*>(buf);
-  for (size_t o = 0; o < bytes; o += kPieceBytes)   // pieces arrive in order (same peer, same tag)
-    check(MPI_Send(p + o, static_cast<int>(std::min(kPieceBytes, bytes - o)), MPI_BYTE, dst, tag, MPI_COMM_WORLD),
+  // Pieces arrive in order (same peer, same tag). A send that no recv matches
+  // would block forever once the message is too large to be buffered: it is
+  // bounded like the collectives.
+  for (size_t o = 0; o < bytes; o += kPieceBytes) {
+    MPI_Request req;
+    check(MPI_Isend(p + o, static_cast<int>(std::min(kPieceBytes, bytes - o)), MPI_BYTE, dst, tag, MPI_COMM_WORLD, &req),
           "send");
+    wait_timed(req, timeout_seconds(), "send");
+  }
 }
 
 void comm_recv(void* buf, size_t bytes, int src, int tag) {

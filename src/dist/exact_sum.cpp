@@ -78,17 +78,6 @@ bool any_below(const Mag& m, size_t pos) {
 
 }  // namespace
 
-void scan(const double* x, size_t n, Window& w) {
-  for (size_t i = 0; i < n; ++i) {
-    const double v = x[i];
-    if (!std::isfinite(v) || (v == 0 && std::signbit(v))) w.special = true;
-    if (!std::isfinite(v) || v == 0) continue;
-    const Parts p = decompose(v);
-    w.lsb = std::min(w.lsb, p.e);
-    w.top = std::max(w.top, p.e + 63 - std::countl_zero(p.m));
-  }
-}
-
 size_t limbs_for(const Window& w, uint64_t contributions) {
   if (w.empty()) return 1;
   // Magnitude bits, the growth of a sum of `contributions` terms, and a sign bit.

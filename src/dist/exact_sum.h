@@ -18,9 +18,10 @@ struct Window {
   int32_t lsb = INT32_MAX;   // lowest set bit's exponent over finite nonzero values
   int32_t top = INT32_MIN;   // highest set bit's exponent
   bool special = false;      // some NaN, +-inf or -0 (needs the per-element flags)
+  bool nonfinite = false;    // some NaN or +-inf (-0 alone only matters where a sum is zero)
   bool empty() const { return lsb > top; }
 };
-void scan(const double* x, size_t n, Window& w);
+// scan_raw (sum_paths.h) finds the window of raw values.
 size_t limbs_for(const Window& w, uint64_t contributions);
 
 // acc[i * limbs ...] += x[i] * 2^-base for finite x (others are left to flags).

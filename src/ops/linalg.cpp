@@ -54,10 +54,15 @@ Tensor to_batch(const Tensor& t, const Shape& own, const Shape& full, std::initi
   return out;
 }
 
+// B's working copy [*batch, n, k] on the exec device, which the solves overwrite with X.
+Tensor rhs_copy(const Plan& p, const Tensor& B, const Rhs& r) {
+  return la::working_copy(p, r.vector ? B.unsqueeze(-1) : B, la::concat(r.batch, {r.n, r.k}), la::kernel_dtype(p),
+                          p.exec);
+}
+
 // Solves with the factors f of A for the right-hand side B; returns X on the exec device.
 Tensor solve_with(const Plan& p, const la::LU& f, const Tensor& A, const Tensor& B, const Rhs& r) {
-  const Shape b_full = la::concat(r.batch, {r.n, r.k});
-  Tensor x = la::working_copy(p, r.vector ? B.unsqueeze(-1) : B, b_full, la::kernel_dtype(p), p.exec);
+  Tensor x = rhs_copy(p, B, r);
   const int64_t count = numel(r.batch);
   if (count > 0 && r.n > 0 && r.k > 0) {
     const Shape own = la::leading(A.shape(), 2);
@@ -91,8 +96,19 @@ std::array<Tensor, 2> solve_run(const Tensor& A0, const Tensor& B0, bool check) 
   return d.run(
       dev, A.dtype(), [&] { return shape_str(A.shape()) + " and " + shape_str(B.shape()); }, {whole(A), whole(B)},
       [&](const Plan& p, const Inputs&) {
-        la::LU f = la::factor(p, A);
-        Tensor x = solve_with(p, f, A, B, r);
+        la::LU f;
+        Tensor x;
+        if (la::leading(A.shape(), 2) == r.batch && r.k > 0) {
+          // A's batch is the whole batch: one backend step per matrix (LU, then the solves).
+          Tensor src;
+          f = la::factor_outputs(p, A, src);
+          x = rhs_copy(p, B, r);
+          if (f.count > 0 && f.n > 0)
+            p.backend->lu_factor_solve(src, f.lu, f.pivots, f.info, la::as3(x, f.count, r.n, r.k));
+        } else {
+          f = la::factor(p, A);
+          x = solve_with(p, f, A, B, r);
+        }
         if (check) la::check_info("solve", f.info, A, A.ndim() > 2, la::singular_what, kSolveAdvice);
         // solve's info stays behind (undefined: not moved back).
         return std::array<Tensor, 2>{la::deliver(x, A.dtype(), r.x_shape),

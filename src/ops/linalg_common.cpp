@@ -124,19 +124,36 @@ std::string singular_what(int32_t k) {
   return "the matrix is singular: U[" + s + "," + s + "] is zero (1-based, from the LU with partial pivoting)";
 }
 
-LU factor(const Plan& p, const Tensor& A) {
+LU factor_inputs(const Plan& p, const Tensor& A) {
   const int64_t n = A.size(-1);
   const Shape batch = leading(A.shape(), 2);
   const int64_t count = numel(batch);
   LU r;
   r.count = count;
   r.n = n;
-  r.lu = working_copy(p, A, A.shape(), kernel_dtype(p), p.exec);
+  r.lu = as3(working_copy(p, A, A.shape(), kernel_dtype(p), p.exec), count, n, n);
   r.pivots = empty(Shape{count, n}, int32, p.exec);
-  const bool run = count > 0 && n > 0;
-  r.info = new_info(p, count, !run);
-  if (run) p.backend->lu_factor(as3(r.lu, count, n, n), r.pivots, r.info);
-  r.lu = as3(r.lu, count, n, n);
+  r.info = new_info(p, count, !(count > 0 && n > 0));
+  return r;
+}
+
+LU factor_outputs(const Plan& p, const Tensor& A, Tensor& src) {
+  const int64_t n = A.size(-1);
+  const int64_t count = numel(leading(A.shape(), 2));
+  LU r;
+  r.count = count;
+  r.n = n;
+  src = as3(read_copy(p, A, A.shape(), kernel_dtype(p), p.exec), count, n, n);
+  // A fresh copy made by the move or the cast belongs to nobody else: the LU may overwrite it.
+  r.lu = src.storage() != A.storage() ? src : empty(Shape{count, n, n}, kernel_dtype(p), p.exec);
+  r.pivots = empty(Shape{count, n}, int32, p.exec);
+  r.info = new_info(p, count, !(count > 0 && n > 0));
+  return r;
+}
+
+LU factor(const Plan& p, const Tensor& A) {
+  LU r = factor_inputs(p, A);
+  if (r.count > 0 && r.n > 0) p.backend->lu_factor(r.lu, r.pivots, r.info);
   return r;
 }
 

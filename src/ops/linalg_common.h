@@ -35,7 +35,7 @@ Shape broadcast_batch(const char* op, const Shape& ba, const Tensor& a, const Sh
 
 // float64 when the plan computes in float64, else float32 (halves widen).
 Dtype kernel_dtype(const Plan& p);
-// Where host-side steps (det, norms) run: the exec device, whose memory must
+// Where host-side steps (singular values) run: the exec device, whose memory must
 // be host memory (a backend with device memory must not claim these ops: the
 // dispatcher then runs them through the CPU fallback, and says so).
 Device host_exec(const Plan& p);
@@ -70,5 +70,13 @@ std::string singular_what(int32_t k);   // "the matrix is singular: U[k,k] is ze
 // LU of A's own batch on p's exec device: lu [count, n, n] (kernel dtype), pivots [count, n], info [count].
 struct LU { Tensor lu, pivots, info; int64_t count, n; };
 LU factor(const Plan& p, const Tensor& A);
+// factor's tensors without the LU itself: lu holds A's working copy, info is
+// zero-filled when there is nothing to factor (no matrix, or n = 0).
+LU factor_inputs(const Plan& p, const Tensor& A);
+// As factor_inputs for a backend step that copies A into lu itself
+// (Backend::lu_factor_solve): src is A on the exec device in the kernel dtype
+// [count, n, n], A's own memory when it already fits (then only read), and lu
+// is src when src is a fresh copy, else a new uninitialised tensor.
+LU factor_outputs(const Plan& p, const Tensor& A, Tensor& src);
 
 }  // namespace concord::detail::la

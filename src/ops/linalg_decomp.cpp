@@ -1,7 +1,6 @@
 // Linear algebra front ends: det, slogdet, cholesky, solve_triangular.
 #include <array>
 
-#include "backend/cpu/linalg_host.h"
 #include "ops/linalg_common.h"
 
 namespace concord::linalg {
@@ -15,8 +14,8 @@ using detail::Prep;
 
 namespace {
 
-// det and slogdet: the LU on the exec device, whose memory the host reads
-// (la::host_exec): the diagonal products run on the host.
+// det and slogdet: the LU, then the diagonal product (Backend::lu_det /
+// lu_slogdet), both on the exec device.
 template <size_t K, class Finish>
 std::array<Tensor, K> det_run(const char* op, OpId id, const Tensor& A0, Finish&& finish) {
   detail::Dispatch d(id, {&A0});
@@ -26,9 +25,8 @@ std::array<Tensor, K> det_run(const char* op, OpId id, const Tensor& A0, Finish&
   return d.run(
       A.device(), A.dtype(), [&] { return shape_str(A.shape()); }, {Arg(A, Prep::none)},
       [&](const Plan& p, const Inputs&) {
-        const Device host = la::host_exec(p);
         const la::LU f = la::factor(p, A);
-        return finish(f, host, A);
+        return finish(p, f, A);
       },
       A.size(-1));
 }
@@ -36,18 +34,18 @@ std::array<Tensor, K> det_run(const char* op, OpId id, const Tensor& A0, Finish&
 }  // namespace
 
 Tensor det(const Tensor& A) {
-  return det_run<1>("det", OpId::det, A, [](const la::LU& f, const Device& host, const Tensor& a) {
-    Tensor d = empty(Shape{f.count}, f.lu.dtype(), host);
-    if (f.count > 0) detail::cpu::lu_det(f.lu, f.pivots, d);
+  return det_run<1>("det", OpId::det, A, [](const Plan& p, const la::LU& f, const Tensor& a) {
+    Tensor d = empty(Shape{f.count}, f.lu.dtype(), p.exec);
+    if (f.count > 0) p.backend->lu_det(f.lu, f.pivots, d);
     return std::array<Tensor, 1>{la::deliver(d, a.dtype(), la::leading(a.shape(), 2))};
   })[0];
 }
 
 SlogDet slogdet(const Tensor& A) {
-  auto r = det_run<2>("slogdet", OpId::slogdet, A, [](const la::LU& f, const Device& host, const Tensor& a) {
-    Tensor sign = empty(Shape{f.count}, f.lu.dtype(), host);
-    Tensor logabs = empty(Shape{f.count}, f.lu.dtype(), host);
-    if (f.count > 0) detail::cpu::lu_slogdet(f.lu, f.pivots, sign, logabs);
+  auto r = det_run<2>("slogdet", OpId::slogdet, A, [](const Plan& p, const la::LU& f, const Tensor& a) {
+    Tensor sign = empty(Shape{f.count}, f.lu.dtype(), p.exec);
+    Tensor logabs = empty(Shape{f.count}, f.lu.dtype(), p.exec);
+    if (f.count > 0) p.backend->lu_slogdet(f.lu, f.pivots, sign, logabs);
     const Shape batch = la::leading(a.shape(), 2);
     return std::array<Tensor, 2>{la::deliver(sign, a.dtype(), batch), la::deliver(logabs, a.dtype(), batch)};
   });

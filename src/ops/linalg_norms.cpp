@@ -1,9 +1,10 @@
 // Vector and matrix norms (linalg::vector_norm, linalg::matrix_norm).
 //
 // The reduced dims are moved last and the input read as rows [R, C] (or
-// matrices [B, r, c]) by host loops that accumulate in float64 (see
-// backend/cpu/linalg_host.h); singular values come from LAPACK's gesdd. On a
-// device without these kernels the input goes to the CPU once.
+// matrices [B, r, c]) by the backend's norm kernels, which accumulate in
+// float64 (Backend::vector_norm_rows, matrix_abs_sum_norm); singular values
+// come from LAPACK's gesdd on the host. What a device lacks (general p, the
+// SVD orders, on devices without host memory) goes to the CPU once, counted.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -60,17 +61,16 @@ Layout layout_of(const Tensor& x, const std::vector<bool>& red, bool keepdim) {
   return l;
 }
 
-// The input as a contiguous [kept..., reduced...] tensor on the host-readable exec device.
-Tensor host_input(const Plan& p, const Tensor& x, const Layout& l, Dtype dt, bool fresh) {
-  const Device host = la::host_exec(p);
+// The input as a contiguous [kept..., reduced...] tensor on `where` (the exec device).
+Tensor exec_input(const Plan& p, const Tensor& x, const Layout& l, Dtype dt, bool fresh, const Device& where) {
   Shape shape = l.kept;
   for (size_t i = l.kept.size(); i < l.perm.size(); ++i) shape.push_back(x.size(l.perm[i]));
   // Move first (unpermuted, one transfer), then permute where the data is.
   Tensor moved = x;
-  if (moved.device() != host) moved = moved.to(host);
+  if (moved.device() != where) moved = moved.to(where);
   Tensor v = moved.permute(l.perm);
-  if (fresh) return la::working_copy(p, v, shape, dt, host, /*cast_first=*/false);
-  return la::read_copy(p, v, shape, dt, host, /*cast_first=*/false);
+  if (fresh) return la::working_copy(p, v, shape, dt, where, /*cast_first=*/false);
+  return la::read_copy(p, v, shape, dt, where, /*cast_first=*/false);
 }
 
 // d.tensor(0) is x after autocast.
@@ -92,13 +92,18 @@ Tensor vector_norm_impl(detail::Dispatch& d, const char* op, const Tensor& x, do
   if ((std::isinf(ord) || ord < 0) && l.inner == 0 && l.outer > 0)
     throw ShapeError(la::tag(op) + " ord = " + ord_str(ord) + " over zero elements has no value (" + la::desc(x) +
                      ", dims " + shape_str(dims) + "); use ord 0 or a positive finite ord, or reduce a non-empty dim");
-  return d.run(x.device(), x.dtype(), [&] { return shape_str(x.shape()); }, {detail::Arg(xs, detail::Prep::none)},
-               [&](const Plan& p, const detail::Inputs&) {
-                 Tensor in = host_input(p, xs, l, x.dtype(), false).view(Shape{l.outer, l.inner});
-                 Tensor out = empty(Shape{l.outer}, x.dtype(), in.device());
-                 if (l.outer > 0) detail::cpu::vector_norm_rows(in, ord, out);
-                 return la::deliver(out, x.dtype(), l.out_shape);
-               });
+  // General p needs pow per element, which only the host loops have.
+  const bool device_ord = ord == 0 || ord == 1 || ord == 2 || std::isinf(ord);
+  const std::string host_only = device_ord ? std::string() : "ord = " + ord_str(ord);
+  return d.run(
+      x.device(), x.dtype(), [&] { return shape_str(x.shape()); }, {detail::Arg(xs, detail::Prep::none)},
+      [&](const Plan& p, const detail::Inputs&) {
+        Tensor in = exec_input(p, xs, l, x.dtype(), false, p.exec).view(Shape{l.outer, l.inner});
+        Tensor out = empty(Shape{l.outer}, x.dtype(), in.device());
+        if (l.outer > 0) p.backend->vector_norm_rows(in, ord, out);
+        return la::deliver(out, x.dtype(), l.out_shape);
+      },
+      -1, device_ord ? nullptr : host_only.c_str());
 }
 
 // The two matrix dims of A, wrapped and distinct.
@@ -134,27 +139,31 @@ Tensor matrix_norm_impl(detail::Dispatch& d, const Tensor& A, double ord, bool n
   if (empty_extreme && l.outer > 0)
     throw ShapeError(la::tag(op) + " ord = " + (nuc ? std::string("nuc") : ord_str(ord)) + " of an empty matrix " +
                      la::desc(A) + " has no value (a max or min over zero elements)");
-  return d.run(A.device(), A.dtype(), [&] { return shape_str(A.shape()); }, {detail::Arg(A, detail::Prep::none)},
-               [&](const Plan& p, const detail::Inputs&) {
-                 Tensor out;
-                 if (!svd) {
-                   Tensor in = host_input(p, A, l, A.dtype(), false).view(Shape{l.outer, r, c});
-                   out = empty(Shape{l.outer}, A.dtype(), in.device());
-                   if (l.outer > 0) detail::cpu::matrix_abs_sum_norm(in, ord, out);
-                 } else {
-                   // gesdd overwrites its input: a fresh copy in the kernel dtype.
-                   const Dtype kd = la::kernel_dtype(p);
-                   Tensor in = host_input(p, A, l, kd, true).view(Shape{l.outer, r, c});
-                   Tensor s = empty(Shape{l.outer, k}, kd, in.device());
-                   if (l.outer > 0 && k > 0) detail::cpu::singular_values(in, s);
-                   // Reduce the singular values on the host with the vector-norm loops:
-                   // nuc = sum (ord 1), 2 = max (ord inf), -2 = min (ord -inf).
-                   out = empty(Shape{l.outer}, kd, in.device());
-                   const double vord = nuc ? 1.0 : (ord > 0 ? INFINITY : -INFINITY);
-                   if (l.outer > 0) detail::cpu::vector_norm_rows(s, vord, out);
-                 }
-                 return la::deliver(out, A.dtype(), l.out_shape);
-               });
+  // Singular values come from LAPACK on the host.
+  const std::string host_only = nuc ? "ord = nuc" : "ord = " + ord_str(ord) + " (singular values)";
+  return d.run(
+      A.device(), A.dtype(), [&] { return shape_str(A.shape()); }, {detail::Arg(A, detail::Prep::none)},
+      [&](const Plan& p, const detail::Inputs&) {
+        Tensor out;
+        if (!svd) {
+          Tensor in = exec_input(p, A, l, A.dtype(), false, p.exec).view(Shape{l.outer, r, c});
+          out = empty(Shape{l.outer}, A.dtype(), in.device());
+          if (l.outer > 0) p.backend->matrix_abs_sum_norm(in, ord, out);
+        } else {
+          // gesdd overwrites its input: a fresh copy in the kernel dtype.
+          const Dtype kd = la::kernel_dtype(p);
+          Tensor in = exec_input(p, A, l, kd, true, la::host_exec(p)).view(Shape{l.outer, r, c});
+          Tensor s = empty(Shape{l.outer, k}, kd, in.device());
+          if (l.outer > 0 && k > 0) detail::cpu::singular_values(in, s);
+          // Reduce the singular values on the host with the vector-norm loops:
+          // nuc = sum (ord 1), 2 = max (ord inf), -2 = min (ord -inf).
+          out = empty(Shape{l.outer}, kd, in.device());
+          const double vord = nuc ? 1.0 : (ord > 0 ? INFINITY : -INFINITY);
+          if (l.outer > 0) detail::cpu::vector_norm_rows(s, vord, out);
+        }
+        return la::deliver(out, A.dtype(), l.out_shape);
+      },
+      -1, svd ? host_only.c_str() : nullptr);
 }
 
 }  // namespace

@@ -89,4 +89,29 @@ TEST(DistMetrics, SyncedMetricsEqualTheSingleProcessValues) {
   check(metrics::F1::binary(), metrics::F1::binary(), bin_pred, bin_target, "f1 binary");
 }
 
+// Metrics made with different arguments on different ranks: their counts
+// cannot be added, and every rank raises DistError naming the difference.
+TEST(DistMetrics, SyncOfDisagreeingMetricsRaisesOnEveryRank) {
+  if (concord::dist::world_size() == 1) GTEST_SKIP() << "needs two ranks";
+  const bool last = concord::dist::rank() == concord::dist::world_size() - 1;
+  auto expect_raise = [](auto metric, const char* field) {
+    try {
+      metric.sync();
+      ADD_FAILURE() << "sync() returned; expected DistError about " << field;
+    } catch (const concord::dist::DistError& e) {
+      EXPECT_NE(std::string(e.what()).find("[dist.metric.sync]"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  expect_raise(metrics::Precision::binary(last ? 0.6 : 0.5), "threshold=0.6");
+  expect_raise(metrics::Recall::multiclass(3, last ? metrics::Average::micro : metrics::Average::macro), "average=micro");
+  expect_raise(metrics::Accuracy::multiclass(last ? 4 : 3), "classes=4");
+  if (last) expect_raise(metrics::Recall::multiclass(3), "another kind of metric");
+  else expect_raise(metrics::Precision::multiclass(3), "another kind of metric");
+  // The world is still in step: a matching sync afterwards works.
+  auto ok = metrics::Accuracy::multiclass(3);
+  ok.sync();
+  EXPECT_EQ(ok.samples(), 0);
+}
+
 }  // namespace

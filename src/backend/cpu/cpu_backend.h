@@ -33,8 +33,14 @@ class CpuBackend : public Backend {
   void tri(OpId op, const Tensor& x, int64_t diagonal, const Tensor& out) override;       // index.cpp
   void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) override;   // linalg.cpp
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;       // linalg.cpp
+  void lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                       const Tensor& b) override;  // linalg.cpp
   void cholesky(const Tensor& a, const Tensor& info) override;                           // linalg.cpp
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;  // linalg.cpp
+  void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) override;            // linalg_host.cpp
+  void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet) override;  // linalg_host.cpp
+  void vector_norm_rows(const Tensor& x, double ord, const Tensor& out) override;           // linalg_host.cpp
+  void matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out) override;        // linalg_host.cpp
 };
 
 // What the host kernels claim: every op for every dtype it is defined for,

@@ -157,6 +157,19 @@ void lu_factor_typed(const Tensor& lu, const Tensor& pivots, const Tensor& info)
   for (int64_t b = 0; b < batch; ++b) inf[b] = lu_large(a + b * n * n, n, piv + b * n, scratch.get());
 }
 
+// One matrix's solve with its LU: the row swaps, then L (unit) and U.
+template <class T>
+void lu_solve_one(const T* a, const int32_t* piv, T* b, int64_t n, int64_t k, bool small) {
+  apply_pivots(piv, b, n, k);
+  if (small) {
+    small_trsm(a, b, n, k, /*left=*/true, /*upper=*/false, /*unit=*/true);
+    small_trsm(a, b, n, k, /*left=*/true, /*upper=*/true, /*unit=*/false);
+  } else {
+    trsm_large(a, b, n, k, /*upper=*/false, /*left=*/true, /*unit=*/true);
+    trsm_large(a, b, n, k, /*upper=*/true, /*left=*/true, /*unit=*/false);
+  }
+}
+
 template <class T>
 void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
   const int64_t batch = lu.size(0), n = lu.size(1), k = rhs.size(2);
@@ -164,17 +177,36 @@ void lu_solve_typed(const Tensor& lu, const Tensor& pivots, const Tensor& rhs) {
   const int32_t* piv = detail::host_data<int32_t>(pivots);
   T* b = detail::host_data<T>(rhs);
   const bool small = small_regime(n);  // here: the mode is per thread, and the batch may run on others
-  for_batch(batch, n, n * n * k, [&](int64_t i) {
-    const T* ai = a + i * n * n;
-    T* bi = b + i * n * k;
-    apply_pivots(piv + i * n, bi, n, k);
-    if (small) {
-      small_trsm(ai, bi, n, k, /*left=*/true, /*upper=*/false, /*unit=*/true);
-      small_trsm(ai, bi, n, k, /*left=*/true, /*upper=*/true, /*unit=*/false);
-    } else {
-      trsm_large(ai, bi, n, k, /*upper=*/false, /*left=*/true, /*unit=*/true);
-      trsm_large(ai, bi, n, k, /*upper=*/true, /*left=*/true, /*unit=*/false);
-    }
+  for_batch(batch, n, n * n * k, [&](int64_t i) { lu_solve_one(a + i * n * n, piv + i * n, b + i * n * k, n, k, small); });
+}
+
+// solve's copy of A, LU and substitutions in one pass over the batch: each
+// matrix is copied, factored and solved while it is in L1/L2, and the batch
+// forks OpenMP's threads once instead of up to three times (A's copy, the LU,
+// the solves; waking them is a large part of a small batch's time under the
+// passive wait policy). Per matrix the kernels and their order are those of
+// lu_factor_typed then lu_solve_typed: the same bits at any thread count.
+// Large matrices keep the LAPACK steps.
+template <class T>
+void lu_factor_solve_typed(const Tensor& src, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                           const Tensor& rhs) {
+  const int64_t batch = lu.size(0), n = lu.size(1), k = rhs.size(2);
+  const T* s = detail::host_data<T>(src);
+  T* a = detail::host_data<T>(lu);
+  if (!small_regime(n)) {
+    if (s != a) std::copy(s, s + batch * n * n, a);
+    lu_factor_typed<T>(lu, pivots, info);
+    lu_solve_typed<T>(lu, pivots, rhs);
+    return;
+  }
+  int32_t* piv = detail::host_data<int32_t>(pivots);
+  int32_t* inf = detail::host_data<int32_t>(info);
+  T* b = detail::host_data<T>(rhs);
+  for_batch(batch, n, n * n * n + n * n * k, [&](int64_t i) {
+    T* ai = a + i * n * n;
+    if (s != a) std::copy(s + i * n * n, s + (i + 1) * n * n, ai);
+    inf[i] = small_lu(ai, n, piv + i * n);
+    lu_solve_one(ai, piv + i * n, b + i * n * k, n, k, /*small=*/true);
   });
 }
 
@@ -225,6 +257,12 @@ void CpuBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& 
   const int64_t n = lu.size(1), count = pivots.numel();
   check_pivots(detail::host_data<int32_t>(pivots), count, n);
   by_dtype("lu_solve", lu.dtype(), [&](auto v) { lu_solve_typed<decltype(v)>(lu, pivots, b); });
+}
+
+void CpuBackend::lu_factor_solve(const Tensor& a, const Tensor& lu, const Tensor& pivots, const Tensor& info,
+                                 const Tensor& b) {
+  // No pivot check: the pivots come from the LU just computed (always in [k + 1, n]).
+  by_dtype("solve", lu.dtype(), [&](auto v) { lu_factor_solve_typed<decltype(v)>(a, lu, pivots, info, b); });
 }
 
 void CpuBackend::cholesky(const Tensor& a, const Tensor& info) {

@@ -1,5 +1,6 @@
-// Host-side linear algebra without a Backend slot: determinants from an LU,
-// vector and matrix norms, singular values (see linalg_host.h).
+// Host-side linear algebra: determinants from an LU and vector and matrix
+// norms (the CPU's Backend slots, which OpenCL's kernels/norms.cl repeats bit
+// for bit), singular values (no slot; see linalg_host.h).
 //
 // Norms and determinants accumulate in float64 whatever the input dtype and
 // round once on store, so float32 and half results are correctly rounded up to
@@ -13,7 +14,10 @@
 #include <limits>
 #include <vector>
 
+#include "backend/common/canon_f64_log.h"
 #include "backend/cpu/convert.h"
+#include "backend/cpu/cpu_backend.h"
+#include "concord/policy.h"
 
 namespace concord::detail::cpu {
 
@@ -139,6 +143,9 @@ void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, cons
   floating("linalg.slogdet", lu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* a = detail::host_data<T>(lu);
+    // The reproducible mode takes the shared log (0.53 ULP), which the OpenCL
+    // kernel runs too; the default mode keeps the C library's (about 5x faster per call).
+    const bool shared_log = reproducible();
     for (int64_t b = 0; b < batch; ++b) {
       double sg = pivot_sign(piv + b * n, n), la = 0;
       for (int64_t i = 0; i < n; ++i) {
@@ -146,7 +153,7 @@ void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, cons
         if (std::isnan(u)) { sg = kNaN; la = kNaN; break; }
         if (u == 0) { sg = 0; la = -kInf; break; }
         if (u < 0) sg = -sg;
-        la += std::log(std::fabs(u));
+        la += shared_log ? concord_log_f64(std::fabs(u)) : std::log(std::fabs(u));
       }
       store(detail::host_data<T>(sign), b, sg);
       store(detail::host_data<T>(logabsdet), b, la);
@@ -209,6 +216,16 @@ void singular_values(const Tensor& a, const Tensor& s) {
   else if (a.dtype() == float64) run(double{});
   else throw NotImplementedError("[linalg.matrix_norm] singular values take float32 or float64, got " +
                                  std::string(name(a.dtype())));
+}
+
+// The Backend slots (cpu and emu): the loops above.
+void CpuBackend::lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) { cpu::lu_det(lu, pivots, det); }
+void CpuBackend::lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet) {
+  cpu::lu_slogdet(lu, pivots, sign, logabsdet);
+}
+void CpuBackend::vector_norm_rows(const Tensor& x, double ord, const Tensor& out) { cpu::vector_norm_rows(x, ord, out); }
+void CpuBackend::matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out) {
+  cpu::matrix_abs_sum_norm(x, ord, out);
 }
 
 }  // namespace concord::detail::cpu

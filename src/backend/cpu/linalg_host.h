@@ -1,8 +1,8 @@
-// Host-side linear algebra helpers with no Backend slot: det/slogdet from an
-// LU, vector and matrix norms, singular values. They read tensors in host
-// memory, so only devices whose memory is host memory (cpu, emu) claim the
-// ops built on them; on the others (OpenCL, Vulkan) those ops run through the
-// counted CPU fallback (la::host_exec refuses anything else). Same
+// Host-side linear algebra loops: det/slogdet from an LU, vector and matrix
+// norms (behind the CPU backend's Backend slots of the same names; OpenCL has
+// its own kernels for them), singular values (no slot: they read host memory,
+// so on devices without host memory the SVD norm orders run through the
+// counted CPU fallback; la::host_exec refuses anything else). Same
 // preconditions as the Backend kernels: contiguous row-major operands,
 // float32 or float64 unless stated, outputs allocated by the caller.
 #pragma once

@@ -194,18 +194,39 @@ int64_t upper_rows_interleaved(const T* a, T* b, int64_t n, bool unit) {
   return i;  // rows [0, i) are left
 }
 
+#if defined(VEC_W) && ((VEC_W == 16 && defined(__AVX512F__)) || (VEC_W == 8 && defined(__AVX2__)))
+#include "backend/cpu/trsm_lanes.h"  // lower_rows_lanes, upper_rows_lanes: one row per lane
+#endif
+
+// The one-column solves' blocks of rows: one row per vector lane on AVX2 and
+// AVX-512 (from n = 16), else the interleaved loops; the same bits either way.
+template <class T>
+int64_t lower_rows_one(const T* a, T* b, int64_t n, bool unit) {
+#ifdef CONCORD_TRSM_LANES
+  if (n >= 16) return lower_rows_lanes(a, b, n, unit);
+#endif
+  return lower_rows_interleaved(a, b, n, unit);
+}
+template <class T>
+int64_t upper_rows_one(const T* a, T* b, int64_t n, bool unit) {
+#ifdef CONCORD_TRSM_LANES
+  if (n >= 16) return upper_rows_lanes(a, b, n, unit);
+#endif
+  return upper_rows_interleaved(a, b, n, unit);
+}
+
 // Lower: sums in ascending j. Upper: sums in descending j (from the last row
 // up), which lets one-column solves interleave rows. The OpenCL kernels
 // (linalg.cl) use the same orders.
 template <class T>
 void trsm_left_small(const T* a, T* b, int64_t n, int64_t k, bool upper, bool unit) {
   if (!upper) {
-    for (int64_t i = k == 1 ? lower_rows_interleaved(a, b, n, unit) : 0; i < n; ++i) {
+    for (int64_t i = k == 1 ? lower_rows_one(a, b, n, unit) : 0; i < n; ++i) {
       eliminate_row(a + i * n, b, i, 0, i, k);
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }
   } else {
-    for (int64_t i = (k == 1 ? upper_rows_interleaved(a, b, n, unit) : n) - 1; i >= 0; --i) {
+    for (int64_t i = (k == 1 ? upper_rows_one(a, b, n, unit) : n) - 1; i >= 0; --i) {
       eliminate_row(a + i * n, b, i, i + 1, n, k, /*down=*/true);
       if (!unit) scale_div(b + i * k, a[i * n + i], k);
     }

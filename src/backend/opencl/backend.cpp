@@ -23,12 +23,14 @@ Capabilities capabilities(int index) {
   // Native kernels: every op family the backend implements (see the .cpp files).
   // In linear algebra, the ops built on LU, Cholesky and triangular solves
   // (linalg.cpp; halves run in float32 working copies, float64 only with
-  // cl_khr_fp64). det, slogdet and the norms finish on the host (their loops
-  // read host memory), so they are not claimed: they run through the CPU fallback.
-  for (int i = 0; i < kNumOps; ++i) {
-    const OpId op = static_cast<OpId>(i);
-    const bool host_only = op == OpId::det || op == OpId::slogdet || op == OpId::vector_norm || op == OpId::matrix_norm;
-    c.native[i] = host_only ? DtypeSet{} : (op_def(op).dtypes & c.storable);
+  // cl_khr_fp64).
+  for (int i = 0; i < kNumOps; ++i) c.native[i] = op_def(static_cast<OpId>(i)).dtypes & c.storable;
+  // det, slogdet and the norms run the CPU's float64 loops (norms.cpp): only
+  // with float64, and a no-fp64 profile takes them back (the CPU fallback).
+  // Their host-only variants (general p, the SVD orders) fall back per call.
+  for (OpId op : {OpId::det, OpId::slogdet, OpId::vector_norm, OpId::matrix_norm}) {
+    if (!info.fp64) c.native[static_cast<int>(op)] = DtypeSet{};
+    c.needs_fp64[static_cast<int>(op)] = kFloatingDtypes;
   }
   // Floating arange and linspace compute start + i * step in double and
   // round once (the CPU's values): only with float64, and a no-fp64 profile
@@ -78,8 +80,9 @@ Capabilities capabilities(int index) {
   for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
                   OpId::erf, OpId::gelu})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
-  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, erf, gelu, pow, atan2, and the exp and log
-  // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h, canon_pow_f64.h)
+  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, sin, cos, tan, erf, gelu, pow, atan2, and
+  // the exp and log of logsumexp, softmax, log_softmax: the CPU's algorithms
+  // (common/canon_f64*.h, canon_trig_f64.h, canon_pow_f64.h)
   // in the mode's program variants (elementwise.cl, reduce.cl).
   const DtypeSet f64_shared = info.fp64 ? DtypeSet{float64} : DtypeSet{};
   // rsqrt is 1 / sqrt(x), two correctly rounded steps on both sides (float32
@@ -101,6 +104,7 @@ Capabilities capabilities(int index) {
                                             {OpId::log2, f64_shared},
                                             {OpId::tanh, f64_shared},
                                             {OpId::sigmoid, f64_shared},
+                                            {OpId::sin, f64_shared}, {OpId::cos, f64_shared}, {OpId::tan, f64_shared},
                                             {OpId::pow, f64_shared}, {OpId::atan2, f64_shared}, {OpId::erf, f64_shared},
                                             {OpId::gelu, f64_shared},
                                             {OpId::logsumexp, f64_shared},
@@ -113,7 +117,9 @@ Capabilities capabilities(int index) {
                                             {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},
                                             {OpId::addmm, kAll}, {OpId::baddbmm, kAll}, {OpId::linear, kAll},
                                             {OpId::lu_factor, kAll}, {OpId::lu_solve, kAll}, {OpId::solve, kAll},
-                                            {OpId::inv, kAll}, {OpId::cholesky, kAll}, {OpId::solve_triangular, kAll}},
+                                            {OpId::inv, kAll}, {OpId::cholesky, kAll}, {OpId::solve_triangular, kAll},
+                                            {OpId::det, kAll}, {OpId::slogdet, kAll},  // norms.cl: the CPU's loops
+                                            {OpId::vector_norm, kAll}, {OpId::matrix_norm, kAll}},
                                  .except = {}});
   return c;
 }

@@ -57,6 +57,11 @@ class OpenClBackend final : public Backend {
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) override;
   void cholesky(const Tensor& a, const Tensor& info) override;
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) override;
+  // Determinants from an LU and norms (norms.cpp): float64 inside, cl_khr_fp64 only.
+  void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) override;
+  void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet) override;
+  void vector_norm_rows(const Tensor& x, double ord, const Tensor& out) override;
+  void matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out) override;
   // One work-group per matrix is the right shape for many small systems; above
   // this n a blocked LAPACK on the host wins, so the dispatcher falls back.
   int64_t linalg_max_n(const Device&) const override { return 256; }

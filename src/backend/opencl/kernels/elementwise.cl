@@ -103,9 +103,15 @@ FLOOR_DIVIDE(double)
 #define POW_float(a, b, M) pow((M)(a), (M)(b))
 #define ATAN2_float(a, b, M) atan2((M)(a), (M)(b))
 #endif
+#if CONCORD_NAN_RULE  /* the mode: the CPU's float64 sin/cos/tan (common/canon_trig_f64.h) */
+#define SIN_double(x, w) concord_sin_f64(x)
+#define COS_double(x, w) concord_cos_f64(x)
+#define TAN_double(x, w) concord_tan_f64(x)
+#else
 #define SIN_double(x, w) sin(w)
 #define COS_double(x, w) cos(w)
 #define TAN_double(x, w) tan(w)
+#endif
 #if CONCORD_NAN_RULE
 #define POW_double(a, b, M) concord_pow_f64(a, b)
 #define ATAN2_double(a, b, M) concord_atan2_f64(a, b)
