@@ -15,6 +15,7 @@
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
 #include "backend/common/canon_pow.h"
+#include "backend/common/canon_pow_f64.h"
 
 namespace concord::detail::cpu {
 
@@ -158,6 +159,9 @@ struct Atan2 { template <class V> V operator()(V x, V y) const { return std::ata
 // float32 pow (the reproducible mode's) and atan2 (canon_pow.h; OpenCL runs the same code in the mode).
 struct CanonPow { float operator()(float x, float y) const { return concord_pow_f32(x, static_cast<double>(y)); } };
 struct CanonAtan2 { float operator()(float x, float y) const { return concord_atan2_f32(x, y); } };
+// float64 pow and atan2 in the mode only (canon_pow_f64.h): libm is 1.2-5.5x faster.
+struct CanonPow64 { double operator()(double x, double y) const { return concord_pow_f64(x, y); } };
+struct CanonAtan2F64 { double operator()(double x, double y) const { return concord_atan2_f64(x, y); } };
 // NaN in either operand propagates; for bool these are or/and.
 struct Maximum { template <class V> V operator()(V x, V y) const { return (x < y || y != y) ? y : x; } };
 struct Minimum { template <class V> V operator()(V x, V y) const { return (y < x || y != y) ? y : x; } };
@@ -263,6 +267,10 @@ void binary_typed(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) 
     // the mode (read on this thread): powf is many times faster.
     if (op == OpId::atan2) return map2<T, T>(a, b, out, CanonAtan2{});
     if (op == OpId::pow && nan_rule_in_stores()) return map2<T, T>(a, b, out, CanonPow{});
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    if (op == OpId::pow && nan_rule_in_stores()) return map2<T, T>(a, b, out, CanonPow64{});
+    if (op == OpId::atan2 && nan_rule_in_stores()) return map2<T, T>(a, b, out, CanonAtan2F64{});
   }
   if constexpr (!kBool) {
     switch (op) {

@@ -80,8 +80,9 @@ Capabilities capabilities(int index) {
   for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
                   OpId::erf, OpId::gelu})
     c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
-  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, sin, cos, tan, and the exp and log
-  // of logsumexp, softmax, log_softmax: the CPU's algorithms (common/canon_f64*.h)
+  // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, sin, cos, tan, erf, gelu, pow, atan2, and
+  // the exp and log of logsumexp, softmax, log_softmax: the CPU's algorithms
+  // (common/canon_f64*.h, canon_trig_f64.h, canon_pow_f64.h)
   // in the mode's program variants (elementwise.cl, reduce.cl).
   const DtypeSet f64_shared = info.fp64 ? DtypeSet{float64} : DtypeSet{};
   // rsqrt is 1 / sqrt(x), two correctly rounded steps on both sides (float32
@@ -104,6 +105,8 @@ Capabilities capabilities(int index) {
                                             {OpId::tanh, f64_shared},
                                             {OpId::sigmoid, f64_shared},
                                             {OpId::sin, f64_shared}, {OpId::cos, f64_shared}, {OpId::tan, f64_shared},
+                                            {OpId::pow, f64_shared}, {OpId::atan2, f64_shared}, {OpId::erf, f64_shared},
+                                            {OpId::gelu, f64_shared},
                                             {OpId::logsumexp, f64_shared},
                                             {OpId::softmax, f64_shared},
                                             {OpId::log_softmax, f64_shared},

@@ -194,8 +194,8 @@ void OpenClBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const T
   const Geom gx = geom_as(x, out.shape()), go = geom(out);
   const std::string sfx = suffix(x.dtype());
   if (e.wide || x.dtype() == float64) {
-    // The mode: canon_pow.h, as the CPU there (float64 is not this kernel's).
-    const char* k = x.dtype() != float64 && nan_rule_in_stores() ? "pows64c_" : "pows64_";
+    // The mode: canon_pow.h (canon_pow_f64.h for float64), as the CPU there.
+    const char* k = nan_rule_in_stores() ? "pows64c_" : "pows64_";
     run(kernel("pow.cl", (k + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out), e.value, n);
     return;
   }

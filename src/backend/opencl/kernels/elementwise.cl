@@ -112,8 +112,13 @@ FLOOR_DIVIDE(double)
 #define COS_double(x, w) cos(w)
 #define TAN_double(x, w) tan(w)
 #endif
+#if CONCORD_NAN_RULE
+#define POW_double(a, b, M) concord_pow_f64(a, b)
+#define ATAN2_double(a, b, M) concord_atan2_f64(a, b)
+#else
 #define POW_double(a, b, M) pow(a, b)
 #define ATAN2_double(a, b, M) atan2(a, b)
+#endif
 // float64 in the reproducible mode's program: the CPU's algorithms there
 // (common/canon_f64*.h), so its bits; the device's own elsewhere.
 #if CONCORD_NAN_RULE
@@ -145,6 +150,15 @@ FLOOR_DIVIDE(double)
 #define EXPM1_float(x, w) CANON_float(expm1, x, expm1(w))
 #define LOG1P_float(x, w) CANON_float(log1p, x, log1p(w))
 #define LOG2_float(x, w) CANON_float(log2, x, log2(w))
+#define ERF_float(x, w) CANON_float(erf, x, erf(w))
+#define GELU_float(x, w, M) CANON_float(gelu, x, gelu_##M(w))
+#if CONCORD_NAN_RULE
+#define ERF_double(x, w) concord_erf_f64(x)
+#define GELU_double(x, w, M) concord_gelu_f64(x)
+#else
+#define ERF_double(x, w) erf(w)
+#define GELU_double(x, w, M) gelu_double(w)
+#endif
 
 // F: the value type; M: the type math functions are evaluated in.
 #define FLOAT_OPS(F, M)                                                                \
@@ -171,8 +185,8 @@ FLOOR_DIVIDE(double)
       case OP_tan: return (F)TAN_##F(x, w);                                            \
       case OP_tanh: return (F)TANH_##F(x, w);                                          \
       case OP_sigmoid: return (F)SIGMOID_##F(x, w);                                    \
-      case OP_gelu: return (F)CANON_##F(gelu, x, gelu_##M(w));                         \
-      case OP_erf: return (F)CANON_##F(erf, x, erf(w));                                \
+      case OP_gelu: return (F)GELU_##F(x, w, M);                                        \
+      case OP_erf: return (F)ERF_##F(x, w);                                            \
       case OP_reciprocal: return (F)1 / x;                                             \
       default: return (F)NAN;  /* an op without a case here: never its input */        \
     }                                                                                  \

@@ -6,7 +6,7 @@
 //   pows_X(gx, go, x, out, hi, lo, flags, n)   the split scheme, float32 only
 //                                              (flags: 1 odd integer, 2 integer)
 //   pows64_X(gx, go, x, out, e, n)             float(pow(double(x), e)), with float64
-//   pows64c_X(gx, go, x, out, e, n)            the reproducible mode's pow (canon_pow.h), with float64
+//   pows64c_X(gx, go, x, out, e, n)            the reproducible mode's pow (canon_pow.h, canon_pow_f64.h), with float64
 
 // e = hi + lo: pow(|x|, hi) * (1 + lo * ln|x|), then the sign of x's power.
 static inline float pow_split(float x, float hi, float lo, int flags) {
@@ -56,4 +56,9 @@ POW_WIDE_KERNEL(f64)
 POW_CANON_KERNEL(f32)
 POW_CANON_KERNEL(f16)
 POW_CANON_KERNEL(bf16)
+// float64: common/canon_pow_f64.h, the CPU's code in the mode.
+__kernel void pows64c_f64(Geom gx, Geom go, __global const st_f64* x, __global st_f64* out, double e, long n) {
+  const long i = get_global_id(0);
+  if (i < n) store_f64(out, geom_at(go, i), concord_pow_f64(load_f64(x, geom_at(gx, i)), e));
+}
 #endif
