@@ -6,7 +6,9 @@
 // and product by the reciprocal, common.cl), and so are logsumexp and
 // log_softmax of those dtypes where the device has float64 (the CPU's log,
 // log_acc in reduce.cl); otherwise, and for float64, log and exp come from
-// the OpenCL library and may differ from the CPU in the last bits.
+// the OpenCL library and may differ from the CPU in the last bits. In the
+// reproducible mode the kernels that write a floating result store its NaNs
+// as the canonical NaN (reduce.cl's OUT_PUT), so Dispatch skips its pass.
 #include <algorithm>
 #include <cmath>
 #include <vector>
