@@ -43,6 +43,9 @@ def setup(name):
     elif kind == "softmax":
         a = randn(4096, 1024, dtype=dt[arg])
         fn = lambda: torch.softmax(a, dim=-1)
+    elif kind == "sumrows":
+        a = randn(4096, 1024, dtype=dt[arg])
+        fn = lambda: torch.sum(a, dim=-1)
     elif kind == "solve64":
         a = randn(64, 64, 64, dtype=dt[arg]) + 64 * torch.eye(64, dtype=dt[arg])
         b = randn(64, 64, 1, dtype=dt[arg])

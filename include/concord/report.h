@@ -40,6 +40,9 @@ struct Report {
   std::vector<Transfer> transfers;
   std::vector<std::string> warnings; // each warning given, in order
   uint64_t reproducible_runs = 0;    // op runs made in the reproducible mode (policy.h)
+  // Of their results, those whose NaNs a separate pass over the result made
+  // canonical; a kernel that applies the NaN rule in its own stores needs none.
+  uint64_t nan_passes = 0;
   // Count for one key (0 if absent); device as a string, e.g. "emu:0".
   uint64_t count(std::string_view op, std::string_view device, Dtype dtype, Path path) const;
   uint64_t count(std::string_view op, Path path) const;     // over devices and dtypes

@@ -292,6 +292,7 @@ void Dispatch::canonical_nans(const Plan& p, const Inputs& in, Tensor& out) {
   for (size_t i = 0; i < in.size(); ++i)
     if (in.ptr_[i] && in.ptr_[i]->defined() && in.ptr_[i]->storage() == out.storage()) return;
   p.backend->canonicalize_nan(out);
+  record_nan_pass();
 }
 
 void Dispatch::move_back(const Plan& p, Tensor& t) const {

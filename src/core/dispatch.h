@@ -257,6 +257,7 @@ Tensor prepare_input(const Plan& p, const Tensor& t);
 
 // Counts bytes moved between two devices.
 void record_transfer(const Device& from, const Device& to, uint64_t bytes);
+void record_nan_pass();  // Report::nan_passes
 
 // Dtype a tensor gets on a device (for creation and to(device)): the dtype
 // itself, or float32 for float64 on a device that cannot store it (policy

@@ -49,6 +49,7 @@ struct State {
   size_t slots;
   std::unique_ptr<std::atomic<Table*>[]> tables;
   std::atomic<uint64_t> reproducible_runs{0};
+  std::atomic<uint64_t> nan_passes{0};
   std::mutex mu;  // guards everything below
   std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> transfers;
   std::vector<std::string> warnings;
@@ -79,6 +80,8 @@ void record(OpId op, const Device& d, Dtype t, Path path) {
   table(s, slot).n[cell(op, t, path)].fetch_add(1, std::memory_order_relaxed);
   if (path != Path::autocast && reproducible()) s.reproducible_runs.fetch_add(1, std::memory_order_relaxed);
 }
+
+void record_nan_pass() { state().nan_passes.fetch_add(1, std::memory_order_relaxed); }
 
 void record_transfer(const Device& from, const Device& to, uint64_t bytes) {
   auto& s = state();
@@ -118,6 +121,7 @@ Report report() {
   for (const auto& [k, v] : s.transfers) r.transfers.push_back({k.first, k.second, v.first, v.second});
   r.warnings = s.warnings;
   r.reproducible_runs = s.reproducible_runs.load(std::memory_order_relaxed);
+  r.nan_passes = s.nan_passes.load(std::memory_order_relaxed);
   return r;
 }
 
@@ -129,6 +133,7 @@ void reset_report() {
     if (detail::Table* t = s.tables[i].load(std::memory_order_acquire))
       for (auto& n : t->n) n.store(0, std::memory_order_relaxed);
   s.reproducible_runs.store(0, std::memory_order_relaxed);
+  s.nan_passes.store(0, std::memory_order_relaxed);
   std::lock_guard lock(s.mu);
   s.transfers.clear();
   s.warnings.clear();
@@ -165,7 +170,9 @@ std::string Report::str() const {
     os << line;
   }
   if (entries.empty()) os << "  (no ops ran)\n";
-  if (reproducible_runs > 0) os << "reproducible mode: on for " << reproducible_runs << " runs (the CPU's bits on every device)\n";
+  if (reproducible_runs > 0)
+    os << "reproducible mode: on for " << reproducible_runs << " runs (the CPU's bits on every device), "
+       << nan_passes << " separate NaN passes\n";
   os << "transfers\n";
   for (const auto& t : transfers) {
     std::snprintf(line, sizeof line, "  %-10s -> %-10s %14llu bytes in %llu copies\n", t.from.c_str(), t.to.c_str(),
@@ -209,7 +216,7 @@ std::string Report::json() const {
   }
   os << "],\"warnings\":[";
   for (size_t i = 0; i < warnings.size(); ++i) os << (i ? "," : "") << "\"" << json_escape(warnings[i]) << "\"";
-  os << "],\"reproducible_runs\":" << reproducible_runs << "}";
+  os << "],\"reproducible_runs\":" << reproducible_runs << ",\"nan_passes\":" << nan_passes << "}";
   return os.str();
 }
 

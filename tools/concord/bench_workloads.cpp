@@ -41,6 +41,9 @@ std::vector<Workload> workloads(const Device& dev) {
                  [st, dev] { st->a = randn({1 << 24}, float32, dev, 1); }, [st] { st->c = exp(st->a); }, clear});
   out.push_back({"softmax 4096x1024 f32", "softmax:float32", 0, 2.0 * 4096 * 1024 * 4, 1,
                  [st, dev] { st->a = randn({4096, 1024}, float32, dev, 1); }, [st] { st->c = softmax(st->a, -1); }, clear});
+  // Row sums: one output per row (reduce.cl's red_rows), the softmax's shape.
+  out.push_back({"sum rows 4096x1024 f32", "sumrows:float32", 0, 4096 * 1024 * 4.0, 1,
+                 [st, dev] { st->a = randn({4096, 1024}, float32, dev, 1); }, [st] { st->c = sum(st->a, {-1}); }, clear});
   // Batched solve: 64 systems of 64x64 (diagonally dominant), one right-hand side each.
   for (Dtype t : {float32, float64}) {
     const std::string dn(name(t));

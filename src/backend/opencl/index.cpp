@@ -7,9 +7,23 @@
 
 #include "backend/kernel_errors.h"
 #include "backend/opencl/opencl_backend.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::ocl {
 namespace {
+
+// The reproducible mode's NaN rule in take's stores, for a floating out: the
+// item's bits compared as integers (as canonicalize_nan does), so max/min
+// (argmax, then gather), gather and index_select need no second pass.
+std::string nan_rule_opts(Dtype t) {
+  switch (t) {
+    case Dtype::float16: return " -DNAN_ABS=0x7fff -DNAN_INF=0x7c00 -DNAN_CANON=0x7e00";
+    case Dtype::bfloat16: return " -DNAN_ABS=0x7fff -DNAN_INF=0x7f80 -DNAN_CANON=0x7fc0";
+    case Dtype::float32: return " -DNAN_ABS=0x7fffffffu -DNAN_INF=0x7f800000u -DNAN_CANON=0x7fc00000u";
+    default:
+      return " -DNAN_ABS=0x7ffffffffffffffful -DNAN_INF=0x7ff0000000000000ul -DNAN_CANON=0x7ff8000000000000ul";
+  }
+}
 
 // out = x gathered along dim by `iv` (the index viewed with out's shape).
 void take(OpenClBackend& be, const char* op, const Tensor& x, int64_t dim, const Tensor& index, const Tensor& iv,
@@ -22,8 +36,9 @@ void take(OpenClBackend& be, const char* op, const Tensor& x, int64_t dim, const
   xs[dim] = 0;
   const Geom xg = kernel_geom_of(out.shape(), xs, x.offset(), "opencl", x.device());
   const Geom ig = kernel_geom_of(iv.shape(), iv.strides(), iv.offset(), "opencl", x.device());
+  const bool rule = is_floating(out.dtype()) && nan_rule_in_stores();
   const std::string opts = std::string("-DE=") + item_type(x.dtype()) + " -DIT=" +
-                           (index.dtype() == int32 ? "int" : "long");
+                           (index.dtype() == int32 ? "int" : "long") + (rule ? nan_rule_opts(out.dtype()) : "");
   Context& c = be.ctx();
   auto err = be.allocate(sizeof(cl_int), be.device());
   const cl_int zero = 0;
@@ -33,6 +48,7 @@ void take(OpenClBackend& be, const char* op, const Tensor& x, int64_t dim, const
   cl_int flag = 0;
   c.read(static_cast<cl_mem>(err->ptr), 0, sizeof flag, &flag);
   if (flag) check_indices_on_host(op, index, x, dim);
+  if (rule) nan_rule_fused(out);  // every element of out went through the rule
 }
 
 }  // namespace

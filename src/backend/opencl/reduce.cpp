@@ -6,7 +6,9 @@
 // and product by the reciprocal, common.cl), and so are logsumexp and
 // log_softmax of those dtypes where the device has float64 (the CPU's log,
 // log_acc in reduce.cl); otherwise, and for float64, log and exp come from
-// the OpenCL library and may differ from the CPU in the last bits.
+// the OpenCL library and may differ from the CPU in the last bits. In the
+// reproducible mode the kernels that write a floating result store its NaNs
+// as the canonical NaN (reduce.cl's OUT_PUT), so Dispatch skips its pass.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -63,14 +65,24 @@ std::string shape_msg(OpId op, const Tensor& x) {
   return "[" + std::string(op_name(op)) + "] " + std::string(name(x.dtype())) + shape_str(x.shape());
 }
 
+// The kernels' options for the reproducible mode's NaN rule in their stores
+// to a result of dtype out (reduce.cl, OUT_PUT): only floating results of a
+// floating accumulator, and only in the mode, so the default mode's programs
+// stay as they are.
+bool nan_rule_for(Dtype out, bool float_acc) { return float_acc && is_floating(out) && nan_rule_in_stores(); }
+const char* nan_rule_opt(bool on) { return on ? " -DCONCORD_NAN_RULE=1" : ""; }
+
 // Runs reducer r over x into out_buf (out_dtype), with optional per-output
-// params (accumulator type) and a post step.
-void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split& g, cl_mem params, Post post,
-                int64_t div, cl_mem out_buf, Dtype out_dtype, int64_t out_off = 0) {
+// params (accumulator type) and a post step. result: out_buf is the op's
+// result (not a scratch buffer), so it takes the NaN rule in the mode.
+// Returns whether the stores applied it.
+bool run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split& g, cl_mem params, Post post,
+                int64_t div, cl_mem out_buf, Dtype out_dtype, int64_t out_off = 0, bool result = false) {
   const Dtype xt = x.dtype();
   std::string acc, as;
   bool is_float = is_floating(xt), is_ulong = false;
   std::string extra;
+  bool rule = false;
   if (r == kAll || r == kAny) {
     acc = "uchar", as = "b", is_float = false;
   } else if (is_float) {
@@ -83,17 +95,19 @@ void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split&
   } else {
     throw NotImplementedError(shape_msg(op, x) + " has no opencl kernel for this dtype; use a floating dtype");
   }
+  rule = result && nan_rule_for(out_dtype, is_float);
   const std::string opts = std::string("-DXS=") + suffix(xt) + " -DOS=" + suffix(out_dtype) + " -DRED=" +
                            std::to_string(static_cast<int>(r)) + " -DACC=" + acc + " -DAS=" + as +
                            " -DRED_FLOAT=" + (is_float ? "1" : "0") + " -DRED_ULONG=" + (is_ulong ? "1" : "0") +
                            " -DRED_F64=" + (acc == "double" ? "1" : "0") + extra +
-                           (acc == "double" && r == kExpSum && nan_rule_in_stores() ? " -DRED_F64_SHARED=1" : "");
+                           (acc == "double" && r == kExpSum && nan_rule_in_stores() ? " -DRED_F64_SHARED=1" : "") +
+                           nan_rule_opt(rule);
   const int64_t nout = g.nout, n = g.n;
   const int post_i = static_cast<int>(post);
   if (nout >= kRowsMinOutputs || n <= kRowsMaxLength) {
     be.run(be.kernel("reduce.cl", "red_rows", opts), static_cast<size_t>(nout), kLocal, buffer(x), g.kept, g.red,
         nout, n, params, post_i, div, out_buf, out_off);
-    return;
+    return rule;
   }
   const int64_t nb = (n + kBlock - 1) / kBlock;
   const size_t acc_size = acc == "double" || acc == "ulong" || acc == "long" ? 8 : acc == "uchar" ? 1 : 4;
@@ -117,6 +131,7 @@ void run_reduce(OpenClBackend& be, OpId op, Red r, const Tensor& x, const Split&
   }
   be.run(be.kernel("reduce.cl", "red_combine", opts), static_cast<size_t>(nout), kLocal, pbuf, nout, leaves, params,
       post_i, div, out_buf, out_off);
+  return rule;
 }
 
 // A scratch buffer of n accumulators (float32 or float64) on the device.
@@ -139,23 +154,29 @@ void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       throw NotImplementedError(shape_msg(op, x) + " has no opencl kernel for a non-floating input; the front end "
                                 "converts it to a floating dtype first");
   };
+  // The result's stores apply the mode's NaN rule where run_reduce says so
+  // (the last kernel to write out); then Dispatch makes no second pass.
+  bool fused = false;
+  auto last = [&](Red r, cl_mem params, Post post, int64_t div) {
+    fused = run_reduce(*this, op, r, x, g, params, post, div, ob, od, oo, true);
+  };
   switch (op) {
-    case OpId::sum: run_reduce(*this, op, kSum, x, g, nullptr, kNone, 0, ob, od, oo); return;
-    case OpId::prod: run_reduce(*this, op, kProd, x, g, nullptr, kNone, 0, ob, od, oo); return;
-    case OpId::max: case OpId::amax: run_reduce(*this, op, kMax, x, g, nullptr, kNone, 0, ob, od, oo); return;
-    case OpId::min: case OpId::amin: run_reduce(*this, op, kMin, x, g, nullptr, kNone, 0, ob, od, oo); return;
-    case OpId::all: run_reduce(*this, op, kAll, x, g, nullptr, kNone, 0, ob, od, oo); return;
-    case OpId::any: run_reduce(*this, op, kAny, x, g, nullptr, kNone, 0, ob, od, oo); return;
+    case OpId::sum: last(kSum, nullptr, kNone, 0); break;
+    case OpId::prod: last(kProd, nullptr, kNone, 0); break;
+    case OpId::max: case OpId::amax: last(kMax, nullptr, kNone, 0); break;
+    case OpId::min: case OpId::amin: last(kMin, nullptr, kNone, 0); break;
+    case OpId::all: last(kAll, nullptr, kNone, 0); break;
+    case OpId::any: last(kAny, nullptr, kNone, 0); break;
     case OpId::mean:
       need_float();
-      run_reduce(*this, op, kSum, x, g, nullptr, kDiv, g.n, ob, od, oo);
-      return;
+      last(kSum, nullptr, kDiv, g.n);
+      break;
     case OpId::norm:
       need_float();
-      if (std::isinf(args.p)) run_reduce(*this, op, kAbsMax, x, g, nullptr, kNone, 0, ob, od, oo);
-      else if (args.p == 1.0) run_reduce(*this, op, kAbsSum, x, g, nullptr, kNone, 0, ob, od, oo);
-      else run_reduce(*this, op, kSqSum, x, g, nullptr, kSqrt, 0, ob, od, oo);
-      return;
+      if (std::isinf(args.p)) last(kAbsMax, nullptr, kNone, 0);
+      else if (args.p == 1.0) last(kAbsSum, nullptr, kNone, 0);
+      else last(kSqSum, nullptr, kSqrt, 0);
+      break;
     case OpId::var: case OpId::std: {
       // Three passes in the accumulation dtype, as the CPU (StatScale in
       // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
@@ -166,8 +187,8 @@ void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       run_reduce(*this, op, kAbsMax, x, g, nullptr, kScale, 0, mem(p), ad);
       run_reduce(*this, op, kScSum, x, g, mem(p), kDiv, g.n, mem(p), ad, g.nout);
       const int64_t dof = std::max<int64_t>(g.n - args.correction, 0);
-      run_reduce(*this, op, kSqDev, x, g, mem(p), op == OpId::std ? kStd : kVar, dof, ob, od, oo);
-      return;
+      last(kSqDev, mem(p), op == OpId::std ? kStd : kVar, dof);
+      break;
     }
     case OpId::logsumexp: {
       // Shifted by the max (0 when infinite, so that all -inf gives -inf, not NaN).
@@ -175,12 +196,13 @@ void OpenClBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       const Dtype ad = acc_dtype(xt);
       auto shift = scratch(*this, g.nout, ad);
       run_reduce(*this, op, kMax, x, g, nullptr, kFinite, 0, mem(shift), ad);
-      run_reduce(*this, op, kExpSum, x, g, mem(shift), kAddLog, 0, ob, od, oo);
-      return;
+      last(kExpSum, mem(shift), kAddLog, 0);
+      break;
     }
     default:
       throw NotImplementedError("[" + std::string(op_name(op)) + "] is not a reduction of the opencl backend");
   }
+  if (fused) nan_rule_fused(out);
 }
 
 void OpenClBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) {
@@ -222,11 +244,12 @@ void OpenClBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
     const bool fl = is_floating(xt);
     const std::string opts = std::string("-DSCAN=1 -DXS=") + suffix(xt) + " -DOS=" + suffix(out.dtype()) +
                              " -DACC=" + (fl ? acc_type(xt) : "ulong") + " -DAS=" + (fl ? suffix(acc_dtype(xt)) : "i64") +
-                             " -DSCAN_ULONG=" + (fl ? "0" : "1");
+                             " -DSCAN_ULONG=" + (fl ? "0" : "1") + nan_rule_opt(nan_rule_for(out.dtype(), fl));
     const int64_t xs = g.red.ndim ? g.red.strides[kMaxDims - 1] : 0;
     const int64_t os = og.red.ndim ? og.red.strides[kMaxDims - 1] : 0;
     run(kernel("reduce.cl", "cumsum_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, xs,
         og.kept, os, g.nout, g.n, buffer(out));
+    if (nan_rule_for(out.dtype(), fl)) nan_rule_fused(out);  // every element stored through OUT_PUT
     return;
   }
   if (op != OpId::softmax && op != OpId::log_softmax)
@@ -242,10 +265,12 @@ void OpenClBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
   run_reduce(*this, op, kExpSum, x, g, mem(m), is_log ? kLog : kNone, 0, mem(s), ad);
   const std::string opts = std::string("-DSCAN=1 -DXS=") + suffix(xt) + " -DOS=" + suffix(out.dtype()) + " -DACC=" +
                            acc_type(xt) + " -DAS=" + suffix(ad) + " -DSCAN_ULONG=0" +
-                           (ad == float64 && nan_rule_in_stores() ? " -DRED_F64_SHARED=1" : "");
+                           (ad == float64 && nan_rule_in_stores() ? " -DRED_F64_SHARED=1" : "") +
+                           nan_rule_opt(nan_rule_for(out.dtype(), true));
   const int64_t total = g.nout * g.n;
   run(kernel("reduce.cl", "softmax_out", opts), static_cast<size_t>(total), kLocal, buffer(x), g.kept, g.red,
       og.kept, og.red, g.n, total, mem(m), mem(s), static_cast<cl_int>(is_log), buffer(out));
+  if (nan_rule_for(out.dtype(), true)) nan_rule_fused(out);
 }
 
 }  // namespace concord::detail::ocl

@@ -18,7 +18,13 @@ __kernel void take(__global const E* x, Geom xg, long dstride, long size, __glob
     err[0] = 1;
     return;
   }
+#ifdef NAN_CANON
+  // The reproducible mode's NaN rule on the item's bits (index.cpp, nan_rule_opts).
+  const E w = x[geom_offset(xg, i) + v * dstride];
+  out[oo + i] = (w & NAN_ABS) > NAN_INF ? (E)NAN_CANON : w;
+#else
   out[oo + i] = x[geom_offset(xg, i) + v * dstride];
+#endif
 }
 #endif
 

@@ -20,6 +20,8 @@
 // and, for integer max/min, -DRED_LOWEST / -DRED_HIGHEST.
 // Geometries: kg walks the outputs (kept dims), rg the reduced dims of one
 // output (offset 0); both are coalesced on the host like the CPU's.
+// -DCONCORD_NAN_RULE=1 (floating out and accumulator only): the reproducible
+// mode's NaN rule in the stores to out, so no second pass runs over it.
 
 // common.cl's ST(X), CVT(D, S), ... paste their arguments unexpanded: these
 // spellings expand XS / OS / AS first.
@@ -30,6 +32,30 @@
 
 #define RED_BLOCK 4096
 #define RED_LANES 16
+
+// out[i] = v, v being the value a (accumulator type) converted to out. Under
+// the NaN rule a NaN a is stored as the canonical quiet NaN of out's dtype,
+// written as integer bits so that neither the conversion nor the driver picks
+// the payload or sign (core/nan_rule.h; common.cl's LOAD_STORE_CANON).
+#if CONCORD_NAN_RULE
+#define NR_CAT_(a, b) a##b
+#define NR_CAT(a, b) NR_CAT_(a, b)
+#define NR_BITS_T_f16 ushort
+#define NR_BITS_T_bf16 ushort
+#define NR_BITS_T_f32 uint
+#define NR_BITS_T_f64 ulong
+#define NR_CANON_f16 ((ushort)0x7e00)
+#define NR_CANON_bf16 ((ushort)0x7fc0)
+#define NR_CANON_f32 0x7fc00000u
+#define NR_CANON_f64 0x7ff8000000000000ul
+#define OUT_PUT(out, i, a, v)                                                       \
+  do {                                                                              \
+    if (isnan(a)) ((__global NR_CAT(NR_BITS_T_, OS)*)(out))[i] = NR_CAT(NR_CANON_, OS); \
+    else (out)[i] = (v);                                                            \
+  } while (0)
+#else
+#define OUT_PUT(out, i, a, v) ((out)[i] = (v))
+#endif
 
 // Element offset of reduced element i (rg has offset 0).
 static inline long red_off(Geom rg, long i) {
@@ -271,8 +297,8 @@ __kernel void red_rows(__global const E_ST(XS)* x, Geom kg, Geom rg, long nout, 
   if (o >= nout) return;
   const param_t p = LOAD_PARAM(params, o, nout);
   const long nb = (n + RED_BLOCK - 1) / RED_BLOCK;
-  const acc_t a = red_tree(nb, 0, x, geom_offset(kg, o), rg, n, p);
-  out[oo + o] = RED_STORE(red_post(a, post, div, p));
+  const acc_t a = red_post(red_tree(nb, 0, x, geom_offset(kg, o), rg, n, p), post, div, p);
+  OUT_PUT(out, oo + o, a, RED_STORE(a));
 }
 
 // One 16-item work-group per (output, block): partial[o * nb + b].
@@ -325,8 +351,8 @@ __kernel void red_combine(__global const acc_t* partial, long nout, long nb, __g
   const param_t p = LOAD_PARAM(params, o, nout);
   Geom none;
   none.ndim = 0;
-  const acc_t a = red_tree(nb, partial + o * nb, 0, 0, none, 0, p);
-  out[oo + o] = RED_STORE(red_post(a, post, div, p));
+  const acc_t a = red_post(red_tree(nb, partial + o * nb, 0, 0, none, 0, p), post, div, p);
+  OUT_PUT(out, oo + o, a, RED_STORE(a));
 }
 #endif  // RED
 
@@ -449,7 +475,7 @@ __kernel void softmax_out(__global const E_ST(XS)* x, Geom kg, Geom rg, Geom okg
   const long o = t / n, i = t - o * n;
   const acc_t d = (acc_t)XLOAD(x, geom_offset(kg, o) + red_off(rg, i)) - m[o];
   const acc_t r = is_log ? d - s[o] : EXP_RED(d) * ((acc_t)1 / s[o]);
-  out[geom_offset(okg, o) + red_off(org, i)] = E_CVT(OS, AS)(r);
+  OUT_PUT(out, geom_offset(okg, o) + red_off(org, i), r, E_CVT(OS, AS)(r));
 }
 #endif
 
@@ -463,7 +489,7 @@ __kernel void cumsum_rows(__global const E_ST(XS)* x, Geom kg, long xs, Geom okg
   acc_t acc = SCAN_ZERO;
   for (long i = 0; i < n; ++i) {
     acc += (acc_t)XLOAD(x, xb + i * xs);
-    out[ob + i * os] = SCAN_STORE(acc);
+    OUT_PUT(out, ob + i * os, acc, SCAN_STORE(acc));
   }
 }
 #endif  // SCAN
