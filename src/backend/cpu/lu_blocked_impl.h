@@ -152,7 +152,9 @@ LU_TARGET inline __attribute__((always_inline)) void panel_vec(typename S::T (*P
 }
 
 // panel_step with NC = b - c - 1 known when compiled: the columns' loop
-// unrolled and their multipliers in registers.
+// unrolled and their multipliers in registers (with NC a run-time bound,
+// the multipliers were reloaded from the stack and each column paid a loop
+// branch: the AVX2 float64 64 x 64 LU was 1.08x slower).
 template <class S, int NC>
 LU_TARGET typename S::T panel_step_n(typename S::T (*P)[kMaxN], int64_t c, int64_t rows) {
   using V = typename S::V;
