@@ -3,9 +3,8 @@
 // so every ISA level and the reproducible mode agree). Unblocked below
 // n = 24, blocked in 8-column panels from 24 to 128; what differs from the
 // AVX-512 code (lu_avx512.cpp; both instantiate lu_blocked_impl.h):
-//   - full float32 panels move to and from their column-major copy by 8 x 8
-//     in-register transposes instead of gathers (float64: gathers, which
-//     measured the same as 4 x 4 transposes);
+//   - full panels move to and from their column-major copy by in-register
+//     transposes instead of gathers (8 x 8 float32, 4 x 4 float64);
 //   - the trailing update's register tiles are 6 rows x 16 columns (float32;
 //     6 x 8 float64): 12 accumulators of the 16 registers;
 //   - masked loads and stores (AVX2 has no mask registers: vmaskmov) only at

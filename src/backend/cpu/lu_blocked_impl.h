@@ -125,33 +125,72 @@ LU_TARGET int64_t pivot_row(const typename S::T* col, int64_t c, int64_t rows, t
 // next step's loads); lanes past `rows` are scratch. Returns the largest
 // non-NaN |v| of column c + 1 below row c (0 if none): its pivot search's
 // first pass, done on the values as they are stored.
-template <class S>
-LU_TARGET typename S::T panel_step(typename S::T (*P)[kMaxN], int64_t c, int64_t b, int64_t rows) {
+// One vector of rows from r of panel_step with NC columns right of c (First:
+// the vector holding row c, whose lanes at or above it keep their values).
+template <class S, int NC, bool First>
+LU_TARGET inline __attribute__((always_inline)) void panel_vec(typename S::T (*P)[kMaxN], int64_t c, int64_t r,
+                                                               int64_t rows, typename S::V piv,
+                                                               const typename S::V* u, typename S::M keep,
+                                                               typename S::V& mx) {
   using V = typename S::V;
-  const V zero = S::set1(0), piv = S::set1(P[c][c]);
-  V u[kPanel];
-  for (int64_t cc = c + 1; cc < b; ++cc) u[cc] = S::set1(P[cc][c]);
-  V mx = zero;
-  int64_t r = (c + 1) / S::kW * S::kW;
-  const typename S::M keep = S::mask(c + 1 - r);  // rows <= c in the first vector
-  for (bool first = true; r < rows; r += S::kW, first = false) {
-    const V x = S::load(P[c] + r);
-    V l = S::div(x, piv);
-    if (first) l = S::blend(keep, l, x);
-    S::store(P[c] + r, l);
-    for (int64_t cc = c + 1; cc < b; ++cc) {
-      const V y = S::load(P[cc] + r);
-      V z = S::mul_sub(y, u[cc], l);
-      if (first) z = S::blend(keep, z, y);
-      S::store(P[cc] + r, z);
-      if (cc == c + 1) {
-        V v = S::and_mask(S::mask(rows - r), S::abs(z));
-        if (first) v = S::blend(keep, v, zero);
-        mx = S::max(v, mx);
-      }
+  const V x = S::load(P[c] + r);
+  V l = S::div(x, piv);
+  if (First) l = S::blend(keep, l, x);
+  S::store(P[c] + r, l);
+#pragma GCC unroll 8
+  for (int j = 0; j < NC; ++j) {
+    const V y = S::load(P[c + 1 + j] + r);
+    V z = S::mul_sub(y, u[j], l);
+    if (First) z = S::blend(keep, z, y);
+    S::store(P[c + 1 + j] + r, z);
+    if (j == 0) {
+      V v = S::and_mask(S::mask(rows - r), S::abs(z));
+      if (First) v = S::blend(keep, v, S::set1(0));
+      mx = S::max(v, mx);
     }
   }
+}
+
+// panel_step with NC = b - c - 1 known when compiled: the columns' loop
+// unrolled and their multipliers in registers (with NC a run-time bound,
+// the multipliers were reloaded from the stack and each column paid a loop
+// branch: the AVX2 float64 64 x 64 LU was 1.08x slower).
+template <class S, int NC>
+LU_TARGET typename S::T panel_step_n(typename S::T (*P)[kMaxN], int64_t c, int64_t rows) {
+  using V = typename S::V;
+  const V piv = S::set1(P[c][c]);
+  V u[NC > 0 ? NC : 1];
+#pragma GCC unroll 8
+  for (int j = 0; j < NC; ++j) u[j] = S::set1(P[c + 1 + j][c]);
+  V mx = S::set1(0);
+  int64_t r = (c + 1) / S::kW * S::kW;
+  const typename S::M keep = S::mask(c + 1 - r);  // rows <= c in the first vector
+  if (r < rows) panel_vec<S, NC, true>(P, c, r, rows, piv, u, keep, mx);
+  for (r += S::kW; r < rows; r += S::kW) panel_vec<S, NC, false>(P, c, r, rows, piv, u, keep, mx);
   return S::reduce_max(mx);
+}
+
+// Step c of the panel (the pivot at row c, rows [0, rows) of columns P[c..b)),
+// in one pass over vectors of rows: the column below c divided by the
+// pivot, then each column right of it takes -= u·l (u its row-c element),
+// the same operations as the unblocked loop. Lanes at or above row c keep
+// their values (a blend, not a masked store, which would not forward to the
+// next step's loads); lanes past `rows` are scratch. Returns the largest
+// non-NaN |v| of column c + 1 below row c (0 if none): its pivot search's
+// first pass, done on the values as they are stored.
+template <class S>
+LU_TARGET typename S::T panel_step(typename S::T (*P)[kMaxN], int64_t c, int64_t b, int64_t rows) {
+  static_assert(kPanel == 8, "panel_step dispatches on up to 7 columns right of the pivot");
+  switch (b - c - 1) {
+    case 0: return panel_step_n<S, 0>(P, c, rows);
+    case 1: return panel_step_n<S, 1>(P, c, rows);
+    case 2: return panel_step_n<S, 2>(P, c, rows);
+    case 3: return panel_step_n<S, 3>(P, c, rows);
+    case 4: return panel_step_n<S, 4>(P, c, rows);
+    case 5: return panel_step_n<S, 5>(P, c, rows);
+    case 6: return panel_step_n<S, 6>(P, c, rows);
+    default: return panel_step_n<S, 7>(P, c, rows);
+  }
 }
 
 // The trailing update of R rows from row i, NV vectors of columns from j
