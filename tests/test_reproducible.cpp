@@ -20,6 +20,7 @@
 #include "concord/nn.h"
 #include "concord/op_table.h"
 #include "concord/parity.h"
+#include "support/bits.h"
 #include "support/devices.h"
 #include "support/threads.h"
 
@@ -27,30 +28,13 @@ using namespace concord;
 
 namespace {
 
+using concord::test::first_difference;
+
 std::vector<uint8_t> bits(const Tensor& t) {
   Tensor h = t.to(kCPU).contiguous();
   std::vector<uint8_t> b(h.nbytes());
   if (!b.empty()) std::memcpy(b.data(), h.raw_data(), b.size());
   return b;
-}
-
-// The first element whose bits differ, for the message.
-std::string first_difference(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || !(a.shape() == b.shape()))
-    return std::string(name(a.dtype())) + shape_str(a.shape()) + " vs " + std::string(name(b.dtype())) + shape_str(b.shape());
-  const auto x = bits(a), y = bits(b);
-  const size_t isz = itemsize(a.dtype());
-  for (size_t i = 0; i < x.size(); i += isz)
-    if (std::memcmp(x.data() + i, y.data() + i, isz) != 0) {
-      uint64_t u = 0, v = 0;
-      std::memcpy(&u, x.data() + i, isz);
-      std::memcpy(&v, y.data() + i, isz);
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "element %zu: bits 0x%llx vs the CPU's 0x%llx", i / isz,
-                    static_cast<unsigned long long>(u), static_cast<unsigned long long>(v));
-      return buf;
-    }
-  return "";
 }
 
 // The first NaN that is not the canonical quiet NaN (positive, top mantissa

@@ -14,11 +14,14 @@
 #include <vector>
 
 #include "concord/concord.h"
+#include "support/bits.h"
 #include "support/devices.h"
 
 using namespace concord;
 
 namespace {
+
+using concord::test::first_difference;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -41,25 +44,6 @@ const std::vector<UnaryOp>& ops() {
       {OpId::gelu, [](const Tensor& t) { return gelu(t); }, gelu_ref},
   };
   return v;
-}
-
-// The first element whose bits differ, for the message.
-std::string first_difference(const Tensor& a, const Tensor& b) {
-  const Tensor x = a.to(kCPU).contiguous(), y = b.to(kCPU).contiguous();
-  if (x.dtype() != y.dtype() || !(x.shape() == y.shape())) return "dtype or shape differs";
-  const size_t isz = itemsize(x.dtype());
-  const auto* p = static_cast<const unsigned char*>(x.raw_data());
-  const auto* q = static_cast<const unsigned char*>(y.raw_data());
-  for (size_t i = 0; i < x.nbytes(); i += isz)
-    if (std::memcmp(p + i, q + i, isz) != 0) {
-      uint32_t u = 0, w = 0;
-      std::memcpy(&u, p + i, isz);
-      std::memcpy(&w, q + i, isz);
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "element %zu: bits 0x%x vs the CPU's 0x%x", i / isz, u, w);
-      return buf;
-    }
-  return "";
 }
 
 // A million float32 bit patterns over every exponent and both signs, plus the

@@ -19,11 +19,15 @@
 #include "backend/common/canon_f64_erf.h"
 #include "backend/common/canon_pow_f64.h"
 #include "concord/concord.h"
+#include "support/bits.h"
 #include "support/devices.h"
 
 using namespace concord;
 
 namespace {
+
+using concord::test::first_difference;
+using concord::test::ulps_f64;
 
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -83,28 +87,6 @@ void pairs(std::vector<double>& xs, std::vector<double>& ys) {
 Tensor vec(const std::vector<double>& v) { return from_host(v.data(), {static_cast<int64_t>(v.size())}, float64, kCPU); }
 
 bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
-
-std::string first_difference(const Tensor& a, const Tensor& b) {
-  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
-  if (x.size() != y.size()) return "sizes differ";
-  for (size_t i = 0; i < x.size(); ++i)
-    if (std::bit_cast<uint64_t>(x[i]) != std::bit_cast<uint64_t>(y[i])) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "element %zu: %a vs the CPU's %a", i, x[i], y[i]);
-      return buf;
-    }
-  return "";
-}
-
-// |y - r| in units of the last place of r in double (subnormal spacing at the bottom).
-double ulps(double y, long double r) {
-  if (std::isnan(static_cast<double>(r))) return std::isnan(y) ? 0.0 : 1e9;
-  if (std::isinf(y) || std::isinf(static_cast<double>(r))) return y == static_cast<double>(r) ? 0.0 : 1e9;
-  int e = 0;
-  const double a = std::fabs(static_cast<double>(r));
-  std::frexp(a == 0.0 ? kMin : a, &e);
-  return static_cast<double>(fabsl(static_cast<long double>(y) - r) / std::ldexp(1.0L, std::max(e - 53, -1074)));
-}
 
 class ReproduciblePowF64 : public concord::test::DeviceTest {};
 
@@ -201,7 +183,7 @@ TEST(ReproduciblePowF64Cpu, ErfWithinOneUlpAndWired) {
   double worst = 0.0, worst_sub = 0.0, at = 0.0;
   int64_t bad_mode = 0, bad_plain = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    const double u = ulps(mode[i], erfl(static_cast<long double>(v[i])));
+    const double u = ulps_f64(mode[i], erfl(static_cast<long double>(v[i])));
     if (std::fabs(v[i]) < 0x1p-1022) worst_sub = std::max(worst_sub, u);
     else if (u > worst) worst = u, at = v[i];
     bad_mode += !same(mode[i], concord_erf_f64(v[i]));
@@ -257,7 +239,7 @@ TEST(ReproduciblePowF64Cpu, GeluWithinOneUlpAndWired) {
   int64_t bad_mode = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     const long double r = gelu_reference(v[i]);
-    const double u = ulps(mode[i], std::isinf(v[i]) ? static_cast<long double>(mode[i]) : r);
+    const double u = ulps_f64(mode[i], std::isinf(v[i]) ? static_cast<long double>(mode[i]) : r);
     if (fabsl(r) < 0x1p-1022L) worst_sub = std::max(worst_sub, u);
     else if (u > worst) worst = u, at = v[i];
     bad_mode += !same(mode[i], concord_gelu_f64(v[i]));
@@ -296,7 +278,7 @@ TEST(ReproduciblePowF64Cpu, WithinOneUlpOfLongDouble) {
   size_t at_p = 0, at_sub = 0, at_a = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const long double xl = xs[i], yl = ys[i], r = powl(xl, yl);
-    const double up = ulps(p[i], r), ua = ulps(a[i], atan2l(xl, yl));
+    const double up = ulps_f64(p[i], r), ua = ulps_f64(a[i], atan2l(xl, yl));
     const bool sub = fabsl(r) < 0x1p-1022L;
     if (!sub && up > worst_p) worst_p = up, at_p = i;
     if (sub && up > worst_sub) worst_sub = up, at_sub = i;
@@ -325,7 +307,7 @@ TEST(ReproduciblePowF64Cpu, LargeExponentsNearOneAndTheRangeEnds) {
   ReproducibleGuard g(true);
   const std::vector<double> p = pow(vec(xs), vec(ys)).to_vector<double>();
   double worst = 0.0;
-  for (size_t i = 0; i < xs.size(); ++i) worst = std::max(worst, ulps(p[i], powl(static_cast<long double>(xs[i]), static_cast<long double>(ys[i]))));
+  for (size_t i = 0; i < xs.size(); ++i) worst = std::max(worst, ulps_f64(p[i], powl(static_cast<long double>(xs[i]), static_cast<long double>(ys[i]))));
   EXPECT_LE(worst, 1.0);
   std::printf("  pow near 1 with |y ln x| up to 745: max %.3f ULP\n", worst);
 }

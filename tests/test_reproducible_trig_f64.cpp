@@ -18,11 +18,15 @@
 #include "backend/common/canon_trig_f64.h"
 #include "concord/concord.h"
 #include "concord/op_table.h"
+#include "support/bits.h"
 #include "support/devices.h"
 
 using namespace concord;
 
 namespace {
+
+using concord::test::first_difference;
+using concord::test::ulps_f64;
 
 constexpr OpId kOps[] = {OpId::sin, OpId::cos, OpId::tan};
 
@@ -81,27 +85,6 @@ std::vector<double> arguments() {
   return v;
 }
 
-std::string first_difference(const Tensor& a, const Tensor& b) {
-  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
-  if (x.size() != y.size()) return "sizes differ";
-  for (size_t i = 0; i < x.size(); ++i)
-    if (std::bit_cast<uint64_t>(x[i]) != std::bit_cast<uint64_t>(y[i])) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "element %zu: %a vs the CPU's %a", i, x[i], y[i]);
-      return buf;
-    }
-  return "";
-}
-
-// |y - r| in units of the last place of r in double.
-double ulps(double y, long double r) {
-  if (std::isnan(static_cast<double>(r))) return std::isnan(y) ? 0.0 : 1e9;
-  int e = 0;
-  const double a = std::fabs(static_cast<double>(r));
-  std::frexp(a == 0.0 ? kMin : a, &e);
-  return static_cast<double>(fabsl(static_cast<long double>(y) - r) / std::ldexp(1.0L, std::max(e - 53, -1074)));
-}
-
 class ReproducibleTrigF64 : public concord::test::DeviceTest {};
 
 TEST_P(ReproducibleTrigF64, SameBitsAsTheCpuOverEveryExponentAndView) {
@@ -139,7 +122,7 @@ TEST(ReproducibleTrigF64Cpu, WithinOneUlpOfLongDouble) {
     const std::vector<double> y = apply(op, x).to_vector<double>();
     double worst = 0.0, at = 0.0;
     for (size_t i = 0; i < v.size(); ++i) {
-      const double u = ulps(y[i], reference(op, v[i]));
+      const double u = ulps_f64(y[i], reference(op, v[i]));
       if (u > worst) worst = u, at = v[i];
     }
     EXPECT_LE(worst, 1.0) << op_name(op) << " at x = " << std::hexfloat << at;
@@ -164,9 +147,9 @@ TEST(ReproducibleTrigF64Cpu, HardCasesAgainstMpmath) {
   for (const Hard& h : cases) {
     for (double sign : {1.0, -1.0}) {
       const double x = sign * h.x;
-      EXPECT_LE(ulps(concord_sin_f64(x), sign * h.s), 0.51) << std::hexfloat << "sin " << x;
-      EXPECT_LE(ulps(concord_cos_f64(x), h.c), 0.51) << std::hexfloat << "cos " << x;
-      EXPECT_LE(ulps(concord_tan_f64(x), sign * h.t), 0.51) << std::hexfloat << "tan " << x;
+      EXPECT_LE(ulps_f64(concord_sin_f64(x), sign * h.s), 0.51) << std::hexfloat << "sin " << x;
+      EXPECT_LE(ulps_f64(concord_cos_f64(x), h.c), 0.51) << std::hexfloat << "cos " << x;
+      EXPECT_LE(ulps_f64(concord_tan_f64(x), sign * h.t), 0.51) << std::hexfloat << "tan " << x;
     }
   }
 }

@@ -18,11 +18,14 @@
 #include <vector>
 
 #include "concord/concord.h"
+#include "support/bits.h"
 #include "support/devices.h"
 
 using namespace concord;
 
 namespace {
+
+using concord::test::first_difference;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
@@ -72,18 +75,6 @@ double ulps(float got, long double ref) {
 
 // The bits of a float result as the mode promises them: the C library's value, NaN canonical.
 uint32_t mode_bits(float f) { return std::isnan(f) ? 0x7fc00000u : std::bit_cast<uint32_t>(f); }
-
-// The first element whose bits differ, for the message ("" when none).
-std::string first_difference(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return "dtypes or shapes differ";
-  const Tensor x = a.to(kCPU).contiguous(), y = b.to(kCPU).contiguous();
-  const size_t n = itemsize(a.dtype());
-  const auto* p = static_cast<const unsigned char*>(x.raw_data());
-  const auto* q = static_cast<const unsigned char*>(y.raw_data());
-  for (size_t i = 0; i < x.nbytes(); i += n)
-    if (std::memcmp(p + i, q + i, n) != 0) return "element " + std::to_string(i / n);
-  return "";
-}
 
 // (x, y) pairs for pow: random bits, moderate exponents, bases near 1 with huge
 // exponents (the cancellation region of y log x), integer exponents of negative bases.
