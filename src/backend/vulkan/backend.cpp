@@ -12,6 +12,8 @@ namespace concord::detail {
 
 namespace vk {
 
+void claims_reduce_exact(Capabilities& c);  // reduce.cpp
+
 void Claims::claim(OpId op, DtypeSet dtypes) {
   caps.native[static_cast<int>(op)] = caps.native[static_cast<int>(op)] | (dtypes & op_def(op).dtypes & caps.storable);
 }
@@ -62,6 +64,10 @@ Capabilities capabilities(int index) {
                                  .except = {}});
   for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
+  // Reductions, cumsum and softmax of float16, bfloat16 and float32 have
+  // exact variants (float32 on bits, integer instructions only: the CPU's
+  // bits without kept subnormals), so they are claimed whatever the rule says.
+  claims_reduce_exact(c);
   return c;
 }
 
