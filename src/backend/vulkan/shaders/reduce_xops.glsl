@@ -92,7 +92,7 @@ A stat_scale(A m) {
   const int f = int((m >> 23) & 0xffu);
   if (xf_iszero(m) || f == 255) return XF_ONE;  // zero, inf or NaN
   const int e = max(f, 1) - 127;
-  if (e >= S_LO_F32 && e <= S_HI_F32) return XF_ONE;
+  if (e >= -30 && e <= 40) return XF_ONE;  // StatScale<float>::kLo, kHi
   return uint(127 - clamp(e - 4, -120, 120)) << 23;
 }
 // 1 / s, exactly (s a normal power of two).
