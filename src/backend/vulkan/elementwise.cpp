@@ -58,8 +58,9 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 
 // The ops whose "_x" variants (float32 bits, integer operations only) give
 // the CPU's bits for float32 and the halves whatever the device's float
-// controls do with subnormals; transcendentals other than exp, pow and
-// atan2 keep the float variants and are not claimed in the mode.
+// controls do with subnormals. The other transcendentals (expm1, log, log1p,
+// log2, sin, cos, tan, tanh, sigmoid, gelu, erf, atan2, pow and pow(x,
+// number)) have no such variant: the mode runs them on the CPU.
 constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,        OpId::floor,
                           OpId::ceil, OpId::round, OpId::trunc,      OpId::sqrt,        OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::isnan,  OpId::isinf,       OpId::isfinite,
@@ -146,6 +147,8 @@ void claims_elementwise(Claims& c) {
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
 
+// The mode's claim for kXOps: any device, whatever its float controls (the
+// rule in core/registry.cpp refuses floating dtypes without kept subnormals).
 void claim_reproducible_elementwise(Capabilities& c) {
   for (OpId op : kXOps) {
     const int i = static_cast<int>(op);
