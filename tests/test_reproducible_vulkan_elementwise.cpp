@@ -155,6 +155,30 @@ TEST_P(ReproducibleVulkanElementwise, BinarySameBitsAsTheCpuOnEveryPair) {
   }
 }
 
+// 16384 pseudo-random bit patterns over every exponent and sign, and as many
+// pairs of close values (same exponent, near-cancelling sums and differences,
+// subnormal products and quotients, fmod with many quotient bits).
+TEST_P(ReproducibleVulkanElementwise, Float32OverEveryExponent) {
+  constexpr int64_t n = 16384;
+  std::vector<float> a(n), b(n);
+  uint32_t s = 0x9e3779b9u;
+  for (int64_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    a[i] = f(s);
+    const uint32_t t = s * 22695477u + 1u;
+    // Half the pairs share a's exponent and sign bits; the rest are b = a's
+    // pattern shifted by a small exponent step (tiny quotients and products).
+    b[i] = (i & 1) ? f((s & 0xff800000u) | (t & 0x7fffffu)) : f(s ^ ((t & 0x7u) << 23));
+  }
+  const Tensor x = host(a, {n}), y = host(b, {n});
+  const Tensor xd = x.to(device()), yd = y.to(device());
+  ReproducibleGuard g(true);
+  for (const Unary& op : unary_ops())
+    EXPECT_EQ(first_difference(op.run(xd), op.run(x)), "") << op_name(op.id) << " on " << GetParam().label;
+  for (const Binary& op : binary_ops())
+    EXPECT_EQ(first_difference(op.run(xd, yd), op.run(x, y)), "") << op_name(op.id) << " on " << GetParam().label;
+}
+
 // clamp: bounds that are subnormal, zero of either sign, NaN, crossed (lo >
 // hi gives hi), one-sided, and beyond a half's range.
 TEST_P(ReproducibleVulkanElementwise, ClampSameBitsAsTheCpu) {
