@@ -22,8 +22,14 @@
 #include "xf32.glsl"
 #include "elementwise_xf32.glsl"
 #define VT uint
-#define VLOAD(a, i) XLOAD(T)(a, i)
-#define VSTORE(a, i, v) XSTORE(T)(a, i, v)
+// xf32.glsl's XLOAD(T) pastes its argument as written: one more level here
+// expands T (-DT=f32) first.
+#define XLOAD_OF_(X) XLOAD_##X
+#define XLOAD_OF(X) XLOAD_OF_(X)
+#define XSTORE_OF_(X) XSTORE_##X
+#define XSTORE_OF(X) XSTORE_OF_(X)
+#define VLOAD(a, i) XLOAD_OF(T)(a, i)
+#define VSTORE(a, i, v) XSTORE_OF(T)(a, i, v)
 #elif defined(FLTW)
 #include "elementwise_float.glsl"
 #elif defined(INTW)

@@ -18,7 +18,6 @@
 
 #define XF_ONE 0x3f800000u
 #define XF_HALF 0x3f000000u
-#define XF_SIGN 0x80000000u
 
 uint x_canon(uint a) { return xf_isnan(a) ? XF_NAN : a; }
 bool x_ltz(uint a) { return xf_lt(a, 0u); }  // a < 0 (false for -0 and NaN)
