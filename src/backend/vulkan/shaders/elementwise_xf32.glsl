@@ -5,9 +5,9 @@
 // float controls do with subnormals. The halves load as float32 bits, compute
 // in float32 and round once on store, as on the CPU.
 //
-// Every floating result leaves through x_canon, so a NaN result is always
-// the canonical 0x7fc00000 (the mode's NaN rule) and the dispatcher needs no
-// separate NaN pass. An op without its case here gives NaN (or false) and is
+// Every floating result is an xf32.glsl result or passes through x_canon,
+// so a NaN result is always the canonical 0x7fc00000 (the mode's NaN rule)
+// and the dispatcher needs no separate NaN pass. An op without its case here gives NaN (or false) and is
 // never claimed in the mode (kXUnary / kXBinary in elementwise.cpp).
 //
 // Defined here on top of xf32.glsl: the rounding ops, sign, relu, fmod and
