@@ -53,7 +53,8 @@ float f(uint32_t bits) { return std::bit_cast<float>(bits); }
 // would differ: ±0, subnormals of every size, the normal/subnormal boundary,
 // ±inf, NaNs with payloads and signs, the overflow edge, halves (.5) for
 // round, integers and near-integers, exp's underflow and overflow ranges, the
-// halves' own subnormal and overflow edges, and a few pseudo-random patterns.
+// halves' own subnormal and overflow edges (ties of the float16 subnormal
+// rounding included), and a few pseudo-random patterns.
 std::vector<float> special_values() {
   std::vector<float> v = {0.0f, -0.0f, f(1), f(0x80000001u), f(0x7fffffu), f(0x807fffffu), f(0x400000u),
                           f(0x80400001u), f(0x800000u), f(0x80800000u), f(0x800001u), 1e-40f, -3e-39f,
@@ -63,7 +64,8 @@ std::vector<float> special_values() {
                           -2.5f, 0.49999997f, 0.50000006f, 1.0f, -1.0f, 2.0f, 3.0f, -7.0f, 8388607.5f,
                           -8388608.5f, 16777215.0f, 4194304.5f, 0.1f, -0.3f, 100.25f, 1e10f, -1e-10f,
                           -87.5f, -103.9f, -104.0f, -150.0f, 88.72f, 88.73f, 6.0e-8f, 6.1e-5f, 65504.0f,
-                          65520.0f, 9.2e-41f, 3.3895314e38f};
+                          65520.0f, 9.2e-41f, 3.3895314e38f, f(0x33000000u), f(0xb3c00000u), f(0x33800001u),
+                          f(0x387fe000u), f(0x387ff000u), f(0x00800000u) + f(0x00000003u)};
   uint32_t s = 0x12345678u;
   for (int i = 0; i < 12; ++i) {  // a short LCG over every exponent and sign
     s = s * 1664525u + 1013904223u;
