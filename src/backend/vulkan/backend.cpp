@@ -64,6 +64,9 @@ Capabilities capabilities(int index) {
                                  .except = {}});
   for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
+  // Elementwise ops of float32 and the halves on bits with integer operations
+  // (shaders/elementwise_xf32.glsl): the CPU's bits whatever keeps_subnormals says.
+  claim_reproducible_elementwise(c);
   // Reductions, cumsum and softmax of float16, bfloat16 and float32 have
   // exact variants (float32 on bits, integer instructions only: the CPU's
   // bits without kept subnormals), so they are claimed whatever the rule says.

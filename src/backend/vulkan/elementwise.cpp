@@ -8,6 +8,9 @@
 // broadcast (stride 0), transposed and offset views need no copies.
 // Semantics are the CPU kernels' (src/backend/cpu/unary.cpp, binary.cpp,
 // ternary.cpp): halves compute in float32 and round once; integers wrap.
+// In the reproducible mode float32 and the halves take the "_x" variants
+// (shaders/elementwise_xf32.glsl) for the ops they compute on bits.
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <type_traits>
@@ -15,6 +18,8 @@
 #include "backend/cpu/convert.h"
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
+#include "concord/policy.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::vk {
 
@@ -50,6 +55,37 @@ constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpI
 // has no double exp, log or sin).
 constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin,   OpId::cos,
                           OpId::tan, OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2, OpId::pow};
+
+// The ops whose "_x" variants (float32 bits, integer operations only) give
+// the CPU's bits for float32 and the halves whatever the device's float
+// controls do with subnormals. The other transcendentals (expm1, log, log1p,
+// log2, sin, cos, tan, tanh, sigmoid, gelu, erf, atan2, pow and pow(x,
+// number)) have no such variant: the mode runs them on the CPU.
+constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,        OpId::floor,
+                          OpId::ceil, OpId::round, OpId::trunc,      OpId::sqrt,        OpId::rsqrt,
+                          OpId::reciprocal, OpId::exp, OpId::isnan,  OpId::isinf,       OpId::isfinite,
+                          OpId::logical_not, OpId::add, OpId::sub,   OpId::mul,         OpId::div,
+                          OpId::maximum, OpId::minimum, OpId::remainder, OpId::floor_divide, OpId::eq,
+                          OpId::ne,   OpId::lt,    OpId::le,         OpId::gt,          OpId::ge,
+                          OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
+const DtypeSet kXDtypes{float32, float16, bfloat16};
+
+// The one decision: in the mode, an op of kXOps on float32 or a half runs
+// its "_x" variant.
+bool on_bits(OpId op, Dtype d) {
+  return reproducible() && kXDtypes.has(d) && std::find(std::begin(kXOps), std::end(kXOps), op) != std::end(kXOps);
+}
+
+// "ew_<kind>_<dtype>[_x]".
+std::string variant(const char* kind, Dtype d, bool x) {
+  return std::string("ew_") + kind + "_" + suffix(d) + (x ? "_x" : "");
+}
+
+// An "_x" variant returns the canonical NaN for every NaN (xf32.glsl): its
+// floating output needs no separate NaN pass (core/nan_rule.h).
+void fused_if(bool x, const Tensor& out) {
+  if (x && is_floating(out.dtype())) nan_rule_fused(out);
+}
 
 // The bound of clamp as the compute type's bits, as the CPU converts it:
 // integer bounds saturate to T's range, floating bounds convert like a cast.
@@ -105,26 +141,41 @@ void claims_elementwise(Claims& c) {
     for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"})
       if (!(d == bool_ && std::string(kind) == "clamp")) c.need(std::string("ew_") + kind + "_" + suffix(d));
     if (is_floating(d)) c.need(std::string("ew_pows_") + suffix(d));
+    if (kXDtypes.has(d))
+      for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
+}
+
+// The mode's claim for kXOps: any device, whatever its float controls (the
+// rule in core/registry.cpp refuses floating dtypes without kept subnormals).
+void claim_reproducible_elementwise(Capabilities& c) {
+  for (OpId op : kXOps) {
+    const int i = static_cast<int>(op);
+    c.reproducible[i] = c.reproducible[i] | (c.native[i] & kXDtypes);
+  }
 }
 
 void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const Geom go = geom(out);
-  launch(std::string(is_predicate(op) ? "ew_upred_" : "ew_unary_") + suffix(x.dtype()), static_cast<uint64_t>(n),
+  const bool xb = on_bits(op, x.dtype());
+  launch(variant(is_predicate(op) ? "upred" : "unary", x.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(x), address(x), n, static_cast<int32_t>(op), 0, 0, 0, go,
                 geom_as(x, out.shape()), go});
+  fused_if(xb, out);
 }
 
 void VulkanBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const Shape& s = out.shape();
-  launch(std::string(is_predicate(op) ? "ew_bpred_" : "ew_binary_") + suffix(a.dtype()), static_cast<uint64_t>(n),
+  const bool xb = on_bits(op, a.dtype());
+  launch(variant(is_predicate(op) ? "bpred" : "binary", a.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(a), address(b), n, static_cast<int32_t>(op), 0, 0, 0, geom(out), geom_as(a, s),
                 geom_as(b, s)});
+  fused_if(xb, out);
 }
 
 // pow(x, number): float32 and the halves always take the split scheme (the
@@ -161,8 +212,10 @@ void VulkanBackend::clamp(const Tensor& x, std::optional<Scalar> lo, std::option
       const uint64_t l = lo ? bound_bits<T>(*lo) : open_bound<T>(false);
       const uint64_t h = hi ? bound_bits<T>(*hi) : open_bound<T>(true);
       const Geom go = geom(out);
-      launch(std::string("ew_clamp_") + suffix(x.dtype()), static_cast<uint64_t>(n),
+      const bool xb = on_bits(OpId::clamp, x.dtype());
+      launch(variant("clamp", x.dtype(), xb), static_cast<uint64_t>(n),
              EwArgs{address(out), address(x), address(x), n, 0, 0, l, h, go, geom_as(x, out.shape()), go});
+      fused_if(xb, out);
     }
   });
 }

@@ -52,6 +52,18 @@ foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
     endif()
   endforeach()
 endforeach()
+# The reproducible mode's variants of float32 and the halves ("_x"): float32
+# bits and integer operations only (elementwise_xf32.glsl on xf32.glsl), so
+# their bits do not depend on the device's float controls.
+foreach(d f16 bf16 f32)
+  foreach(k unary=1 upred=2 binary=3 bpred=4 clamp=5)
+    string(REPLACE "=" ";" kv ${k})
+    list(GET kv 0 kname)
+    list(GET kv 1 knum)
+    concord_vk_shader(ew_${kname}_${d}_x elementwise.comp DEFINES T=${d} KIND=${knum} XF=1 CONCORD_F64=0
+                      ${CONCORD_VK_OP_DEFINES})
+  endforeach()
+endforeach()
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

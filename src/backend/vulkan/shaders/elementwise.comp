@@ -7,6 +7,9 @@
 //                6 pow(x, number) (floating X): lo = the double's bits, hi = the
 //                  float32 pair (hi | lo << 32), op = flags (1 odd, 2 integer)
 //   -DOP_<name>=<OpId>  every elementwise op's code (elementwise.cmake)
+//   -DXF=1       the reproducible mode's variant of f16/bf16/f32 (kinds 1-5):
+//                values are float32 bits in a uint, computed with integer
+//                operations only (xf32.glsl, elementwise_xf32.glsl)
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -15,12 +18,29 @@
 #include "dtypes.glsl"
 #include "geom.glsl"
 
-#if defined(FLTW)
+#if defined(XF)
+#include "xf32.glsl"
+#include "elementwise_xf32.glsl"
+#define VT uint
+// xf32.glsl's XLOAD(T) pastes its argument as written: one more level here
+// expands T (-DT=f32) first.
+#define XLOAD_OF_(X) XLOAD_##X
+#define XLOAD_OF(X) XLOAD_OF_(X)
+#define XSTORE_OF_(X) XSTORE_##X
+#define XSTORE_OF(X) XSTORE_OF_(X)
+#define VLOAD(a, i) XLOAD_OF(T)(a, i)
+#define VSTORE(a, i, v) XSTORE_OF(T)(a, i, v)
+#elif defined(FLTW)
 #include "elementwise_float.glsl"
 #elif defined(INTW)
 #include "elementwise_int.glsl"
 #else
 #include "elementwise_bool.glsl"
+#endif
+#if !defined(XF)
+#define VT CT(T)
+#define VLOAD(a, i) LOAD(T)(a, i)
+#define VSTORE(a, i, v) STORE(T)(a, i, v)
 #endif
 
 layout(local_size_x = 256) in;
@@ -41,17 +61,17 @@ void main() {
   Args g = pc.args;
   if (i >= g.n) return;
   const int64_t oi = geom_at(g.go, i);
-  const CT(T) x = LOAD(T)(g.a, geom_at(g.ga, i));
+  const VT x = VLOAD(g.a, geom_at(g.ga, i));
 #if KIND == 1
-  STORE(T)(g.dst, oi, uop(g.op, x));
+  VSTORE(g.dst, oi, uop(g.op, x));
 #elif KIND == 2
   STORE_b(g.dst, oi, upr(g.op, x));
 #elif KIND == 3
-  STORE(T)(g.dst, oi, bop(g.op, x, LOAD(T)(g.b, geom_at(g.gb, i))));
+  VSTORE(g.dst, oi, bop(g.op, x, VLOAD(g.b, geom_at(g.gb, i))));
 #elif KIND == 4
-  STORE_b(g.dst, oi, bpr(g.op, x, LOAD(T)(g.b, geom_at(g.gb, i))));
+  STORE_b(g.dst, oi, bpr(g.op, x, VLOAD(g.b, geom_at(g.gb, i))));
 #elif KIND == 5
-  STORE(T)(g.dst, oi, clamp_op(x, g.lo, g.hi));
+  VSTORE(g.dst, oi, clamp_op(x, g.lo, g.hi));
 #elif KIND == 6
   STORE(T)(g.dst, oi, pow_number(x, g.lo, g.hi, g.op));
 #else

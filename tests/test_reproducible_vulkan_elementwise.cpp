@@ -1,0 +1,261 @@
+// The reproducible mode's elementwise ops of float32 and the halves on
+// Vulkan: the "_x" shader variants compute on float32 bits with integer
+// operations only (shaders/elementwise_xf32.glsl on xf32.glsl), so vulkan:0
+// claims the ops whatever its float controls promise about subnormals, runs
+// them natively (no fallback, no separate NaN pass) and gives the CPU's bits.
+// Every config runs the comparisons (elsewhere natively or through the
+// fallback); the claim and the native runs are checked on Vulkan devices.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "concord/concord.h"
+#include "core/backend.h"
+#include "support/bits.h"
+#include "support/devices.h"
+
+using namespace concord;
+
+namespace {
+
+using concord::test::first_difference;
+
+struct Unary { OpId id; Tensor (*run)(const Tensor&); };
+struct Binary { OpId id; Tensor (*run)(const Tensor&, const Tensor&); };
+
+#define CONCORD_U(name) Unary{OpId::name, [](const Tensor& x) { return name(x); }}
+#define CONCORD_B(name) Binary{OpId::name, [](const Tensor& a, const Tensor& b) { return name(a, b); }}
+
+const std::vector<Unary>& unary_ops() {
+  static const std::vector<Unary> v = {
+      CONCORD_U(neg),   CONCORD_U(abs),        CONCORD_U(sign),    CONCORD_U(relu),  CONCORD_U(floor),
+      CONCORD_U(ceil),  CONCORD_U(round),      CONCORD_U(trunc),   CONCORD_U(sqrt),  CONCORD_U(rsqrt),
+      CONCORD_U(reciprocal), CONCORD_U(exp),   CONCORD_U(isnan),   CONCORD_U(isinf), CONCORD_U(isfinite),
+      CONCORD_U(logical_not)};
+  return v;
+}
+
+const std::vector<Binary>& binary_ops() {
+  static const std::vector<Binary> v = {
+      CONCORD_B(add), CONCORD_B(sub), CONCORD_B(mul),  CONCORD_B(div),  CONCORD_B(maximum), CONCORD_B(minimum),
+      CONCORD_B(remainder), CONCORD_B(floor_divide), CONCORD_B(eq), CONCORD_B(ne), CONCORD_B(lt), CONCORD_B(le),
+      CONCORD_B(gt),  CONCORD_B(ge),  CONCORD_B(logical_and), CONCORD_B(logical_or), CONCORD_B(logical_xor)};
+  return v;
+}
+
+float f(uint32_t bits) { return std::bit_cast<float>(bits); }
+
+// Values where a float unit that flushes subnormals, or rounds otherwise,
+// would differ: ±0, subnormals of every size, the normal/subnormal boundary,
+// ±inf, NaNs with payloads and signs, the overflow edge, halves (.5) for
+// round, integers and near-integers, exp's underflow and overflow ranges, the
+// halves' own subnormal and overflow edges (ties of the float16 subnormal
+// rounding included), and a few pseudo-random patterns.
+std::vector<float> special_values() {
+  std::vector<float> v = {0.0f, -0.0f, f(1), f(0x80000001u), f(0x7fffffu), f(0x807fffffu), f(0x400000u),
+                          f(0x80400001u), f(0x800000u), f(0x80800000u), f(0x800001u), 1e-40f, -3e-39f,
+                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          f(0x7fc00000u), f(0xffc00001u), f(0x7f800001u), f(0x7fffffffu),
+                          3.4028235e38f, -3.4028235e38f, 3.4e38f, 1.7014118e38f, 0.5f, -0.5f, 1.5f, 2.5f,
+                          -2.5f, 0.49999997f, 0.50000006f, 1.0f, -1.0f, 2.0f, 3.0f, -7.0f, 8388607.5f,
+                          -8388608.5f, 16777215.0f, 4194304.5f, 0.1f, -0.3f, 100.25f, 1e10f, -1e-10f,
+                          -87.5f, -103.9f, -104.0f, -150.0f, 88.72f, 88.73f, 6.0e-8f, 6.1e-5f, 65504.0f,
+                          65520.0f, 9.2e-41f, 3.3895314e38f, f(0x33000000u), f(0xb3c00000u), f(0x33800001u),
+                          f(0x387fe000u), f(0x387ff000u), f(0x00800000u) + f(0x00000003u)};
+  uint32_t s = 0x12345678u;
+  for (int i = 0; i < 12; ++i) {  // a short LCG over every exponent and sign
+    s = s * 1664525u + 1013904223u;
+    v.push_back(f(s));
+  }
+  return v;
+}
+
+Tensor host(const std::vector<float>& v, Shape shape) { return from_host(v.data(), shape, float32, kCPU); }
+
+bool is_vulkan(const Device& d) { return d.kind().name() == "vulkan"; }
+
+class ReproducibleVulkanElementwise : public concord::test::DeviceTest {
+ protected:
+  std::vector<Dtype> dtypes() const {
+    std::vector<Dtype> out;
+    for (Dtype t : {float32, float16, bfloat16})
+      if (concord::test::can_store(GetParam(), t)) out.push_back(t);
+    return out;
+  }
+  // On Vulkan, the device's runs since reset_report(): on the device, no
+  // fallback of `op`, and no separate NaN pass.
+  void expect_native(std::string_view op, Dtype t, const std::string& what) const {
+    if (!is_vulkan(device())) return;
+    const Report r = report();
+    EXPECT_EQ(r.count(op, Path::fallback), 0u) << what << "\n" << r;
+    // The halves may run as float32 on the device (widened): native too.
+    EXPECT_GT(r.count(op, device().str(), t, Path::native) + r.count(op, device().str(), t, Path::widened), 0u)
+        << what << "\n" << r;
+    EXPECT_EQ(r.nan_passes, 0u) << what << "\n" << r;
+  }
+};
+
+// vulkan:0 (lavapipe) keeps no promise about float32 subnormals, yet claims
+// every op of the "_x" variants for float32 and the halves in the mode.
+TEST_P(ReproducibleVulkanElementwise, ClaimsTheOpsOnBits) {
+  if (!is_vulkan(device())) GTEST_SKIP() << "the claim under test is Vulkan's";
+  const Capabilities& caps = capabilities(device());
+  std::vector<OpId> ops = {OpId::clamp, OpId::where, OpId::copy};
+  for (const Unary& u : unary_ops()) ops.push_back(u.id);
+  for (const Binary& b : binary_ops()) ops.push_back(b.id);
+  for (OpId op : ops)
+    for (Dtype t : dtypes()) EXPECT_TRUE(caps.has_reproducible_kernel(op, t)) << op_name(op) << " " << name(t);
+  // The transcendentals other than exp are not computed on bits: not claimed.
+  for (OpId op : {OpId::log, OpId::sin, OpId::tanh, OpId::sigmoid, OpId::pow})
+    EXPECT_FALSE(caps.has_reproducible_kernel(op, float32) && !caps.keeps_subnormals) << op_name(op);
+}
+
+TEST_P(ReproducibleVulkanElementwise, UnarySameBitsAsTheCpu) {
+  const std::vector<float> v = special_values();
+  const int64_t n = static_cast<int64_t>(v.size());
+  const Tensor x = host(v, {n});
+  ReproducibleGuard g(true);
+  for (Dtype t : dtypes()) {
+    const Tensor xc = x.to(t), xd = xc.to(device());
+    // A strided view: the {2, n/2} transpose of a {n/2, 2} layout.
+    const Tensor mc = xc.narrow(0, 0, n / 2 * 2).reshape({n / 2, 2}).t();
+    const Tensor md_view = xd.narrow(0, 0, n / 2 * 2).reshape({n / 2, 2}).t();
+    for (const Unary& op : unary_ops()) {
+      const std::string what = std::string(op_name(op.id)) + " " + std::string(name(t)) + " on " + GetParam().label;
+      const Tensor want = op.run(xc), want_m = op.run(mc);
+      reset_report();
+      const Tensor got = op.run(xd), got_m = op.run(md_view);
+      expect_native(op_name(op.id), t, what);
+      EXPECT_EQ(first_difference(got, want), "") << what;
+      EXPECT_EQ(first_difference(got_m, want_m), "") << what << " transposed view";
+    }
+  }
+}
+
+// Every pair of the special values: a {n, 1} column against a {1, n} row
+// (both broadcast), and once more with the column a transposed view.
+TEST_P(ReproducibleVulkanElementwise, BinarySameBitsAsTheCpuOnEveryPair) {
+  const std::vector<float> v = special_values();
+  const int64_t n = static_cast<int64_t>(v.size());
+  const Tensor col = host(v, {n, 1}), row = host(v, {1, n});
+  ReproducibleGuard g(true);
+  for (Dtype t : dtypes()) {
+    const Tensor cc = col.to(t), rc = row.to(t);
+    const Tensor cd = cc.to(device()), rd = rc.to(device());
+    for (const Binary& op : binary_ops()) {
+      const std::string what = std::string(op_name(op.id)) + " " + std::string(name(t)) + " on " + GetParam().label;
+      const Tensor want = op.run(cc, rc), want_t = op.run(rc.t(), rc);
+      reset_report();
+      const Tensor got = op.run(cd, rd), got_t = op.run(rd.t(), rd);
+      expect_native(op_name(op.id), t, what);
+      EXPECT_EQ(first_difference(got, want), "") << what;
+      EXPECT_EQ(first_difference(got_t, want_t), "") << what << " transposed";
+    }
+  }
+}
+
+// 16384 pseudo-random bit patterns over every exponent and sign, and as many
+// pairs of close values (same exponent, near-cancelling sums and differences,
+// subnormal products and quotients, fmod with many quotient bits).
+TEST_P(ReproducibleVulkanElementwise, Float32OverEveryExponent) {
+  constexpr int64_t n = 16384;
+  std::vector<float> a(n), b(n);
+  uint32_t s = 0x9e3779b9u;
+  for (int64_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    a[i] = f(s);
+    const uint32_t t = s * 22695477u + 1u;
+    // Half the pairs share a's exponent and sign bits; the rest are b = a's
+    // pattern shifted by a small exponent step (tiny quotients and products).
+    b[i] = (i & 1) ? f((s & 0xff800000u) | (t & 0x7fffffu)) : f(s ^ ((t & 0x7u) << 23));
+  }
+  const Tensor x = host(a, {n}), y = host(b, {n});
+  const Tensor xd = x.to(device()), yd = y.to(device());
+  ReproducibleGuard g(true);
+  for (const Unary& op : unary_ops())
+    EXPECT_EQ(first_difference(op.run(xd), op.run(x)), "") << op_name(op.id) << " on " << GetParam().label;
+  for (const Binary& op : binary_ops())
+    EXPECT_EQ(first_difference(op.run(xd, yd), op.run(x, y)), "") << op_name(op.id) << " on " << GetParam().label;
+}
+
+// clamp: bounds that are subnormal, zero of either sign, NaN, crossed (lo >
+// hi gives hi), one-sided, and beyond a half's range.
+TEST_P(ReproducibleVulkanElementwise, ClampSameBitsAsTheCpu) {
+  const std::vector<float> v = special_values();
+  const Tensor x = host(v, {static_cast<int64_t>(v.size())});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<std::pair<std::optional<Scalar>, std::optional<Scalar>>> bounds = {
+      {Scalar(-1e-40), Scalar(1e-40)}, {Scalar(-0.0), Scalar(0.0)}, {Scalar(0.5), std::nullopt},
+      {std::nullopt, Scalar(-2.5)},    {Scalar(3.0), Scalar(-3.0)}, {Scalar(static_cast<double>(nan)), Scalar(1.0)},
+      {Scalar(-1.0), Scalar(static_cast<double>(nan))}, {Scalar(-1e6), Scalar(70000.0)}};
+  ReproducibleGuard g(true);
+  for (Dtype t : dtypes()) {
+    const Tensor xc = x.to(t), xd = xc.to(device());
+    for (size_t i = 0; i < bounds.size(); ++i) {
+      const std::string what = "clamp " + std::string(name(t)) + " bounds #" + std::to_string(i) + " on " + GetParam().label;
+      const Tensor want = clamp(xc, bounds[i].first, bounds[i].second);
+      reset_report();
+      const Tensor got = clamp(xd, bounds[i].first, bounds[i].second);
+      expect_native("clamp", t, what);
+      EXPECT_EQ(first_difference(got, want), "") << what;
+    }
+  }
+}
+
+// Casts between float32 and the halves (integer work in dtypes.glsl):
+// subnormal results of either width, the halves' overflow edges, NaNs.
+TEST_P(ReproducibleVulkanElementwise, CastsSameBitsAsTheCpu) {
+  const std::vector<float> v = special_values();
+  const Tensor x = host(v, {static_cast<int64_t>(v.size())});
+  const Tensor xd = x.to(device());
+  ReproducibleGuard g(true);
+  for (Dtype from : dtypes())
+    for (Dtype to : dtypes()) {
+      if (from == to) continue;
+      const std::string what = std::string(name(from)) + " -> " + std::string(name(to)) + " on " + GetParam().label;
+      const Tensor src = x.to(from), src_d = xd.to(from);
+      EXPECT_EQ(first_difference(src_d.to(to), src.to(to)), "") << what;
+    }
+}
+
+// The float16 / bfloat16 "_x" variants. The dispatcher widens the halves to
+// float32 on Vulkan (they are storage formats there), so these run only when
+// the backend is handed half tensors: called directly here, in the mode,
+// against the CPU's public op (widened, rounded once, NaN canonical).
+TEST_P(ReproducibleVulkanElementwise, HalfVariantsCalledDirectly) {
+  if (!is_vulkan(device())) GTEST_SKIP() << "the variants under test are Vulkan's";
+  const std::vector<float> v = special_values();
+  const int64_t n = static_cast<int64_t>(v.size());
+  const Tensor col = host(v, {n, 1}), row = host(v, {1, n});
+  detail::Backend& be = detail::backend_for(device());
+  ReproducibleGuard g(true);
+  for (Dtype t : dtypes()) {
+    if (t == float32) continue;
+    const Tensor x = col.to(t).reshape({n}), xd = x.to(device());
+    for (const Unary& op : unary_ops()) {
+      const Tensor want = op.run(x);
+      const Tensor got = empty({n}, want.dtype(), device());
+      be.unary(op.id, xd, got);
+      EXPECT_EQ(first_difference(got, want), "") << op_name(op.id) << " " << name(t);
+    }
+    const Tensor a = col.to(t), b = row.to(t), ad = a.to(device()), bd = b.to(device());
+    for (const Binary& op : binary_ops()) {
+      const Tensor want = op.run(a, b);
+      const Tensor got = empty({n, n}, want.dtype(), device());
+      be.binary(op.id, ad.expand({n, n}), bd.expand({n, n}), got);
+      EXPECT_EQ(first_difference(got, want), "") << op_name(op.id) << " " << name(t);
+    }
+    const Tensor want = clamp(x, Scalar(-1e-3), Scalar(0.5));
+    const Tensor got = empty({n}, t, device());
+    be.clamp(xd, Scalar(-1e-3), Scalar(0.5), got);
+    EXPECT_EQ(first_difference(got, want), "") << "clamp " << name(t);
+  }
+}
+
+CONCORD_INSTANTIATE_DEVICES(ReproducibleVulkanElementwise);
+
+}  // namespace
