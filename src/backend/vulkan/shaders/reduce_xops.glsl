@@ -19,8 +19,6 @@
 #define A uint
 #define AS f32
 #define XF_ONE 0x3f800000u
-#define XF_NEG_ZERO 0x80000000u
-#define XF_INF 0x7f800000u
 
 A ld_acc(uint64_t p, int64_t i) { return ld32(p, i); }
 void st_acc(uint64_t p, int64_t i, A v) { st32(p, i, v); }
@@ -30,9 +28,9 @@ A load_x(int64_t i) { return XLOAD(X)(pc.args.src, i); }
 A identity(int r) {
   switch (r) {
     case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM: case R_SCSUM:
-      return XF_NEG_ZERO;  // a lane holding one -0.0 keeps its sign
+      return XF_SIGN;  // a lane holding one -0.0 keeps its sign
     case R_PROD: return XF_ONE;
-    case R_MAX: return XF_INF | XF_NEG_ZERO;  // -inf
+    case R_MAX: return XF_INF | XF_SIGN;  // -inf
     case R_MIN: return XF_INF;
     case R_ABSMAX: return 0u;
     case R_ALL: return 1u;  // all / any hold 0 or 1
