@@ -90,8 +90,6 @@ std::string shape_msg(OpId op, const Tensor& x) {
 
 std::string variant(Dtype t, bool exact = false) { return std::string(exact ? "reduce_x_" : "reduce_") + suffix(t); }
 
-}  // namespace
-
 // The ops the exact variants run (every reducer but the log ones), for the
 // dtypes they serve.
 bool reduce_exact_op(OpId op) {
@@ -105,8 +103,6 @@ bool reduce_exact_op(OpId op) {
   }
 }
 const DtypeSet kReduceExactDtypes{float16, bfloat16, float32};
-
-namespace {
 
 // The variant of op on x: the exact one in the reproducible mode (one
 // chokepoint for the choice; the claims in backend.cpp match it).
@@ -193,7 +189,8 @@ void claims_reduce(Claims& c) {
 // wherever the op is native, whatever the device's float controls.
 void claims_reduce_exact(Capabilities& c) {
   for (int i = 0; i < kNumOps; ++i)
-    if (reduce_exact_op(static_cast<OpId>(i))) c.reproducible[i] = c.reproducible[i] | (c.native[i] & kReduceExactDtypes);
+    if (reduce_exact_op(static_cast<OpId>(i)))
+      c.reproducible[i] = c.reproducible[i] | (c.native[i] & kReduceExactDtypes);
 }
 
 void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) {
@@ -212,25 +209,23 @@ void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
                                 "converts it to a floating dtype first");
   };
   const std::string v = variant_for(op, xt);
-  // The op's passes (a lambda: each case returns when done).
-  auto passes = [&] {
   switch (op) {
-    case OpId::sum: run_reduce(*this, v, kSum, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::prod: run_reduce(*this, v, kProd, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::max: case OpId::amax: run_reduce(*this, v, kMax, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::min: case OpId::amin: run_reduce(*this, v, kMin, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::all: run_reduce(*this, v, kAll, x, g, 0, kNone, 0, ob, oo, kOutBool); return;
-    case OpId::any: run_reduce(*this, v, kAny, x, g, 0, kNone, 0, ob, oo, kOutBool); return;
+    case OpId::sum: run_reduce(*this, v, kSum, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::prod: run_reduce(*this, v, kProd, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::max: case OpId::amax: run_reduce(*this, v, kMax, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::min: case OpId::amin: run_reduce(*this, v, kMin, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::all: run_reduce(*this, v, kAll, x, g, 0, kNone, 0, ob, oo, kOutBool); break;
+    case OpId::any: run_reduce(*this, v, kAny, x, g, 0, kNone, 0, ob, oo, kOutBool); break;
     case OpId::mean:
       need_float();
       run_reduce(*this, v, kSum, x, g, 0, kDiv, g.n, ob, oo, om);
-      return;
+      break;
     case OpId::norm:
       need_float();
       if (std::isinf(args.p)) run_reduce(*this, v, kAbsMax, x, g, 0, kNone, 0, ob, oo, om);
       else if (args.p == 1.0) run_reduce(*this, v, kAbsSum, x, g, 0, kNone, 0, ob, oo, om);
       else run_reduce(*this, v, kSqSum, x, g, 0, kSqrt, 0, ob, oo, om);
-      return;
+      break;
     case OpId::var: case OpId::std: {
       // Three passes in the accumulator dtype, as the CPU (StatScale in
       // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
@@ -241,7 +236,7 @@ void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       run_reduce(*this, v, kScSum, x, g, addr(p), kDiv, g.n, addr(p), g.nout, kOutAcc);
       const int64_t dof = std::max<int64_t>(g.n - args.correction, 0);
       run_reduce(*this, v, kSqDev, x, g, addr(p), op == OpId::std ? kStd : kVar, dof, ob, oo, om);
-      return;
+      break;
     }
     case OpId::logsumexp: {
       // Shifted by the max (0 when infinite, so that all -inf gives -inf, not NaN).
@@ -249,13 +244,11 @@ void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       auto shift = scratch(*this, g.nout, acc_dtype(xt));
       run_reduce(*this, v, kMax, x, g, 0, kFinite, 0, addr(shift), 0, kOutAcc);
       run_reduce(*this, v, kExpSum, x, g, addr(shift), kAddLog, 0, ob, oo, om);
-      return;
+      break;
     }
     default:
       throw NotImplementedError("[" + std::string(op_name(op)) + "] is not a reduction of the vulkan backend");
   }
-  };
-  passes();
   note_canonical(op, x, out);
 }
 

@@ -264,7 +264,8 @@ void main() {
     const int64_t total = g.nout * g.n;
     if (id >= total) return;
     const int64_t o = id / g.n, i = id - o * g.n;
-    const A res = softmax_out(load_x(geom_offset(g.kg, o) + red_off(i)), ld_acc(g.params, o), ld_acc(g.part, o), r == 1);
+    const A v = load_x(geom_offset(g.kg, o) + red_off(i));
+    const A res = softmax_out(v, ld_acc(g.params, o), ld_acc(g.part, o), r == 1);
     store_x(geom_offset(g.okg, o) + (g.org.ndim == 0 ? 0 : g.org.ndim == 1 ? i * g.org.strides[MAX_DIMS - 1]
                                                        : geom_offset(g.org, i)),
             res);
