@@ -5,11 +5,11 @@
 // float16, bfloat16 and float32 give the CPU's bits for inputs rich in
 // subnormals, signed zeros, infinities, NaNs (payloads of both signs), values
 // near overflow and near the subnormal boundary; in rows and columns, on
-// strided views, across the 4096-element block, the subtree rounds of the
-// block combine (more than 16 blocks) and argmax's group merges (more than 32
-// blocks), for empty and one-element reductions and all-NaN rows. On vulkan
-// the ops run natively in the mode (no fallback in the report) with no
-// separate NaN pass.
+// strided and broadcast views, across the 4096-element block, the subtree
+// rounds of the block combine (more than 16 blocks) and argmax's group
+// merges (more than 32 blocks), for empty and one-element reductions and
+// all-NaN rows. On vulkan the ops run natively in the mode (no fallback in
+// the report) with no separate NaN pass.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -171,6 +171,10 @@ TEST_P(ReproducibleVulkanReduce, RowsAndColumnsAreTheCpusBits) {
     check(edgy(41, kNumKinds, t, 12), transposed, 1, "rows of a transposed 41x9");
     check(edgy(kNumKinds, 64, t, 13), [](const Tensor& v) { return v.slice(1, 1, std::nullopt, 3); }, 1,
           "a stride-3 slice of 9x64");
+    // A broadcast view (stride 0) of the near-overflow row, over the broadcast dim and along the row.
+    const auto bcast = [](const Tensor& v) { return v.narrow(0, kNearOverflow, 1).expand({5, 37}); };
+    check(edgy(kNumKinds, 37, t, 14), bcast, 0, "a broadcast 5x37", {"sum", "mean", "var", "argmax", "cumsum"});
+    check(edgy(kNumKinds, 37, t, 14), bcast, 1, "a broadcast 5x37", {"sum", "std", "norm 2", "softmax"});
   }
   EXPECT_GT(compared_, 0);
 }
