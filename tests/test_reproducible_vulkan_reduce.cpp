@@ -1,8 +1,8 @@
 // The reproducible mode's reductions, cumsum and softmax on every device,
 // the point being Vulkan's exact variants (shaders/reduce_xops.glsl: float32
 // on bits, integer instructions only): sum, mean, prod, max/min, amax/amin,
-// argmax/argmin, var/std, norm (1, 2, inf), all/any, cumsum and softmax of
-// float16, bfloat16 and float32 give the CPU's bits for inputs rich in
+// argmax/argmin, var/std, norm (1, 2, inf), all/any, cumsum, softmax,
+// log_softmax and logsumexp of float16, bfloat16 and float32 give the CPU's bits for inputs rich in
 // subnormals, signed zeros, infinities, NaNs (payloads of both signs), values
 // near overflow and near the subnormal boundary; in rows and columns, on
 // strided and broadcast views, across the 4096-element block, the subtree
@@ -122,6 +122,8 @@ std::vector<Case> cases(int64_t d) {
       {"any", OpId::any, [d](const Tensor& x) { return any(x, {d}); }},
       {"cumsum", OpId::cumsum, [d](const Tensor& x) { return cumsum(x, d); }},
       {"softmax", OpId::softmax, [d](const Tensor& x) { return softmax(x, d); }},
+      {"log_softmax", OpId::log_softmax, [d](const Tensor& x) { return log_softmax(x, d); }},
+      {"logsumexp", OpId::logsumexp, [d](const Tensor& x) { return logsumexp(x, {d}); }},
   };
 }
 
@@ -174,7 +176,7 @@ TEST_P(ReproducibleVulkanReduce, RowsAndColumnsAreTheCpusBits) {
     // A broadcast view (stride 0) of the near-overflow row, over the broadcast dim and along the row.
     const auto bcast = [](const Tensor& v) { return v.narrow(0, kNearOverflow, 1).expand({5, 37}); };
     check(edgy(kNumKinds, 37, t, 14), bcast, 0, "a broadcast 5x37", {"sum", "mean", "var", "argmax", "cumsum"});
-    check(edgy(kNumKinds, 37, t, 14), bcast, 1, "a broadcast 5x37", {"sum", "std", "norm 2", "softmax"});
+    check(edgy(kNumKinds, 37, t, 14), bcast, 1, "a broadcast 5x37", {"sum", "std", "norm 2", "softmax", "logsumexp"});
   }
   EXPECT_GT(compared_, 0);
 }
@@ -188,9 +190,10 @@ TEST_P(ReproducibleVulkanReduce, LongRowsCrossTheBlockAndCombineStages) {
     if (!capabilities(device()).can_store(t)) continue;
     check(edgy(kNumKinds, 4097, t, 21), same, 1, "rows of 4097");
     check(edgy(4097, kNumKinds, t, 22), transposed, 1, "strided rows of 4097",
-          {"sum", "amax", "argmin", "std", "cumsum", "softmax"});
+          {"sum", "amax", "argmin", "std", "cumsum", "softmax", "log_softmax"});
     const auto rows12 = [](const Tensor& v) { return v.narrow(0, 1, 2); };  // subnormal and near-overflow rows
-    check(edgy(3, 70001, t, 23), rows12, 1, "rows of 70001", {"sum", "mean", "amax", "var", "norm 2", "softmax"});
+    check(edgy(3, 70001, t, 23), rows12, 1, "rows of 70001",
+          {"sum", "mean", "amax", "var", "norm 2", "softmax", "logsumexp"});
     const auto rows45 = [](const Tensor& v) { return v.narrow(0, 4, 2); };  // exp-range and near-one rows
     check(edgy(6, 140001, t, 24), rows45, 1, "rows of 140001", {"sum", "argmax", "argmin", "norm 1"});
   }
@@ -204,29 +207,33 @@ TEST_P(ReproducibleVulkanReduce, EmptyOneElementAndAllNanRows) {
   for (Dtype t : kDtypes) {
     if (!capabilities(device()).can_store(t)) continue;
     check(edgy(3, 0, t, 31), same, 1, "3x0",
-          {"sum", "mean", "prod", "var", "std", "norm 1", "norm 2", "all", "any", "cumsum", "softmax"});
+          {"sum", "mean", "prod", "var", "std", "norm 1", "norm 2", "all", "any", "cumsum", "softmax",
+           "logsumexp"});
     check(edgy(2 * kNumKinds, 1, t, 32), same, 1, "18x1");
     const Tensor nans = edgy(kNumKinds, 50, t, 33);
     const auto nan_row = [](const Tensor& v) { return v.narrow(0, kAllNan, 1); };
     check(nans, nan_row, 1, "an all-NaN row");
     const Tensor got = amax(nan_row(nans).to(device()), {1}).to(kCPU).to(float32);
     EXPECT_TRUE(std::isnan(got.item<float>())) << name(t);
+    // Rows of -inf only (logsumexp's shift is then 0, its sum 0, its log
+    // -inf), with one +inf, with +inf and -inf.
+    const float inf = std::numeric_limits<float>::infinity();
+    const float v[] = {-inf, -inf, -inf, -inf, 1.5f, inf, -2.0f, 0.0f, inf, -inf, 3.0f, -1.0f};
+    const Tensor infs = from_host(v, {3, 4}, float32, kCPU).to(t);
+    check(infs, same, 1, "rows with infinities",
+          {"sum", "amax", "argmin", "var", "softmax", "log_softmax", "logsumexp"});
   }
   EXPECT_GT(compared_, 0);
 }
 
-// The claim itself: in the mode vulkan runs these ops for the three dtypes
-// (whatever its float controls say about subnormals); outside it nothing changes.
+// The claim itself: in the mode vulkan runs these ops for the three dtypes,
+// whatever its float controls say about subnormals.
 TEST_P(ReproducibleVulkanReduce, VulkanClaimsTheExactOps) {
   if (device().kind().name() != "vulkan") GTEST_SKIP() << "Vulkan's claims";
   ReproducibleGuard mode(true);
   for (Dtype t : kDtypes)
     for (const Case& c : cases(0))
       EXPECT_NE(support(c.op, device(), t).path, Path::fallback) << c.name << " " << name(t);
-  // logsumexp / log_softmax have no exact log here: left to the CPU unless the device keeps subnormals.
-  const Capabilities caps = capabilities(device());
-  if (!caps.keeps_subnormals)
-    EXPECT_EQ(support(OpId::log_softmax, device(), float32).path, Path::fallback);
 }
 
 }  // namespace

@@ -9,11 +9,9 @@
 // the block winners in parallel rounds of groups, then the last few in order. cumsum: one invocation per line, sequential, as the CPU.
 // Strided and broadcast inputs are read in place through their geometry.
 // The reproducible mode runs the "reduce_x_*" variants for float16, bfloat16
-// and float32 (shaders/reduce_xops.glsl: float32 on bits, integer
-// instructions only), so those ops give the CPU's bits whatever the device
-// does with subnormals; logsumexp and log_softmax stay on the default
-// variants (their log has no exact float32 version here), and the mode's
-// claims leave them to the CPU.
+// and float32 (shaders/reduce_xops.glsl: float32 on bits, and the CPU's log's
+// float64 steps on float64 bits, integer instructions only), so every op
+// here gives the CPU's bits whatever the device does with subnormals.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -90,13 +88,13 @@ std::string shape_msg(OpId op, const Tensor& x) {
 
 std::string variant(Dtype t, bool exact = false) { return std::string(exact ? "reduce_x_" : "reduce_") + suffix(t); }
 
-// The ops the exact variants run (every reducer but the log ones), for the
-// dtypes they serve.
+// The ops the exact variants run, for the dtypes they serve.
 bool reduce_exact_op(OpId op) {
   switch (op) {
     case OpId::sum: case OpId::mean: case OpId::prod: case OpId::max: case OpId::min: case OpId::amax:
     case OpId::amin: case OpId::argmax: case OpId::argmin: case OpId::var: case OpId::std: case OpId::norm:
-    case OpId::all: case OpId::any: case OpId::cumsum: case OpId::softmax:
+    case OpId::all: case OpId::any: case OpId::cumsum: case OpId::softmax: case OpId::logsumexp:
+    case OpId::log_softmax:
       return true;
     default:
       return false;
