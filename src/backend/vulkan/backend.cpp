@@ -62,8 +62,9 @@ Capabilities capabilities(int index) {
                                  .except = {}});
   for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
-  // Elementwise ops of float32 and the halves on bits with integer operations
-  // (shaders/elementwise_xf32.glsl): the CPU's bits whatever keeps_subnormals says.
+  // Elementwise ops of float32, the halves and float64 on bits with integer
+  // operations (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl): the
+  // CPU's bits whatever keeps_subnormals says.
   claim_reproducible_elementwise(c);
   return c;
 }
