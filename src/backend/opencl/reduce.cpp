@@ -214,7 +214,7 @@ void OpenClBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tens
   const std::string opts = std::string("-DXS=") + suffix(x.dtype()) + " -DARG_MAX=" + (op == OpId::argmax ? "1" : "0") +
                            " -DARG_FLOAT=" + (is_floating(x.dtype()) ? "1" : "0");
   if (g.nout >= 256 || g.n <= static_cast<int64_t>(kArgGroup)) {
-    run(kernel("reduce.cl", "arg_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, rs,
+    run(kernel("argreduce.cl", "arg_rows", opts), static_cast<size_t>(g.nout), kLocal, buffer(x), g.kept, rs,
         g.nout, g.n, buffer(out), out.offset());
   } else if (g.n > kArgChunk) {
     // Few long outputs: chunk winners first, so the whole device scans
@@ -222,13 +222,13 @@ void OpenClBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tens
     const int64_t nchunks = (g.n + kArgChunk - 1) / kArgChunk;
     auto win = allocate(static_cast<size_t>(g.nout * nchunks) * sizeof(int64_t), device());
     const cl_mem wbuf = static_cast<cl_mem>(win->ptr);
-    run(kernel("reduce.cl", "arg_chunks", opts), static_cast<size_t>(g.nout * nchunks) * kArgGroup, kArgGroup,
+    run(kernel("argreduce.cl", "arg_chunks", opts), static_cast<size_t>(g.nout * nchunks) * kArgGroup, kArgGroup,
         buffer(x), g.kept, rs, g.n, kArgChunk, wbuf, int64_t{0});
-    run(kernel("reduce.cl", "arg_merge", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup, buffer(x),
+    run(kernel("argreduce.cl", "arg_merge", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup, buffer(x),
         g.kept, rs, nchunks, wbuf, buffer(out), out.offset());
   } else {
     // One chunk per output: the group's winner is the answer.
-    run(kernel("reduce.cl", "arg_chunks", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup, buffer(x),
+    run(kernel("argreduce.cl", "arg_chunks", opts), static_cast<size_t>(g.nout) * kArgGroup, kArgGroup, buffer(x),
         g.kept, rs, g.n, g.n, buffer(out), static_cast<int64_t>(out.offset()));
   }
 }
