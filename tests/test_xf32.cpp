@@ -1,5 +1,5 @@
-// shaders/xf32.glsl (the Vulkan reproducible variants' float32 on bits,
-// integer operations only) compiled as C++ and checked against this CPU's
+// shaders/xf32.glsl and xf64.glsl (the Vulkan reproducible variants' float32
+// and float64 on bits, integer operations only) compiled as C++ and checked against this CPU's
 // IEEE float unit (no flush to zero here): every result bit for bit, over
 // special values, subnormals, near-overflow values, cancellations and
 // random bit patterns. xf_exp against the CPU's exp_f32, the half
@@ -21,6 +21,7 @@ using uint = uint32_t;
 using std::max;
 inline int findMSB(uint v) { return v == 0u ? -1 : 31 - __builtin_clz(v); }
 #include "backend/vulkan/shaders/xf32.glsl"
+#include "backend/vulkan/shaders/xf64.glsl"
 }  // namespace xf32_glsl
 
 namespace {
@@ -192,6 +193,89 @@ TEST(Xf32, HalfConversionsAreHalfH) {
     if (xf32_glsl::xf_to_f16(a) != want16 && ++bad <= 5)
       ADD_FAILURE() << "xf_to_f16(" << std::hex << a << ") = " << xf32_glsl::xf_to_f16(a) << ", want " << want16;
     bad += xf32_glsl::xf_to_bf16(a) != wantbf;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// ------------------------------------------------------------ float64
+using u64 = uint64_t;
+u64 dbits(double d) { return std::bit_cast<uint64_t>(d); }
+double dbl(u64 u) { return std::bit_cast<double>(u); }
+u64 dexpect(double r) { return std::isnan(r) ? XD_NAN : dbits(r); }
+
+std::vector<u64> dspecials() {
+  return {0x0ul, XD_SIGN, 0x1ul, XD_SIGN | 1ul, 0xffffffffffffful, 0x10000000000000ul, 0x7fefffffffffffffull,
+          XD_INF, XD_SIGN | XD_INF, XD_NAN, 0xfff0000000000001ull, 0x3ff0000000000000ul, 0x3ff0000000000001ul,
+          0x3fefffffffffffffull, 0x8000000000000ul, 0x3cb0000000000000ul, 0x4330000000000000ul, 0x0010000000000001ul};
+}
+
+u64 random_double(std::mt19937_64& g) {
+  const u64 r = g();
+  switch (g() % 6) {
+    case 0: return r;
+    case 1: return r & 0x800ffffffffffffful;                                    // subnormal
+    case 2: return (r & 0x801ffffffffffffful) | ((g() % 4ul) << 52);           // smallest normals
+    case 3: return (r & 0x800ffffffffffffful) | ((900ul + g() % 250ul) << 52);  // near 1
+    case 4: return (r & 0x800ffffffffffffful) | ((1800ul + g() % 247ul) << 52); // large
+    default: return (r & 0x800ffffffffffffful) | ((g() % 60ul) << 52);          // tiny normals
+  }
+}
+
+TEST(Xf64, ArithmeticMatchesTheFloatUnit) {
+  std::mt19937_64 g(42);
+  std::vector<std::pair<u64, u64>> ps;
+  for (u64 a : dspecials())
+    for (u64 b : dspecials()) ps.push_back({a, b});
+  for (int i = 0; i < 400000; ++i) {
+    const u64 a = random_double(g);
+    ps.push_back({a, (i & 3) == 0 ? ((a + g() % 65536ul) ^ ((g() & 1ul) << 63)) : random_double(g)});
+  }
+  int bad = 0;
+  auto check = [&](const char* name, u64 got, double want, u64 a, u64 b) {
+    if (got != dexpect(want) && ++bad <= 8)
+      ADD_FAILURE() << name << "(" << std::hex << a << ", " << b << ") = " << got << ", the CPU gives " << dexpect(want);
+  };
+  for (const auto& [a, b] : ps) {
+    const double x = dbl(a), y = dbl(b);
+    check("xd_add", xf32_glsl::xd_add(a, b), x + y, a, b);
+    check("xd_sub", xf32_glsl::xd_sub(a, b), x - y, a, b);
+    check("xd_mul", xf32_glsl::xd_mul(a, b), x * y, a, b);
+    check("xd_div", xf32_glsl::xd_div(a, b), x / y, a, b);
+    check("xd_sqrt", xf32_glsl::xd_sqrt(a), std::sqrt(x), a, 0);
+    bad += xf32_glsl::xd_lt(a, b) != (x < y);
+    bad += xf32_glsl::xd_le(a, b) != (x <= y);
+    bad += xf32_glsl::xd_eq(a, b) != (x == y);
+    bad += xf32_glsl::xd_to_f32(a) != expect(static_cast<float>(x));
+  }
+  for (uint a : specials()) bad += xf32_glsl::xd_from_f32(a) != dexpect(static_cast<double>(flt(a)));
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Xf64, FmaIsOneRounding) {
+  std::mt19937_64 g(3);
+  int bad = 0;
+  auto one = [&](u64 a, u64 b, u64 c) {
+    const u64 want = dexpect(std::fma(dbl(a), dbl(b), dbl(c)));
+    const u64 got = xf32_glsl::xd_fma(a, b, c);
+    if (got != want && ++bad <= 8)
+      ADD_FAILURE() << "xd_fma(" << std::hex << a << ", " << b << ", " << c << ") = " << got << ", fma gives " << want;
+  };
+  const auto sp = dspecials();
+  for (u64 a : sp)
+    for (u64 b : sp)
+      for (u64 c : sp) one(a, b, c);
+  for (int i = 0; i < 20000; ++i) {  // halfway products nudged by a far smaller addend
+    const u64 a = 0x3ff0000000000001ul + 2ul * (g() % 65536ul) + ((g() % 1500ul) << 52);
+    const u64 b = 0x3ff8000000000000ul + ((g() % 60ul) << 52);
+    const u64 tiny = ((g() % 100ul + 1ul) << 52) | (g() & 0xffffffffffffful);
+    one(a, b, tiny);
+    one(a, b, tiny | XD_SIGN);
+  }
+  for (int i = 0; i < 400000; ++i) {
+    const u64 a = random_double(g), b = random_double(g);
+    u64 c = random_double(g);
+    if (i % 3 == 0) c = dbits(-(dbl(a) * dbl(b))) ^ (g() % 4096ul);  // cancels the product's leading bits
+    one(a, b, c);
   }
   EXPECT_EQ(bad, 0);
 }

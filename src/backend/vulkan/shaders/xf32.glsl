@@ -278,8 +278,11 @@ uint xf_to_bf16(uint f) {
   return (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;  // nearest even; overflow carries into inf
 }
 
-#define XLOAD(T) XLOAD_##T
-#define XSTORE(T) XSTORE_##T
+// Two steps, so that a T defined as a macro (-DT=f32) expands before the paste.
+#define XLOAD(T) XLOAD_(T)
+#define XSTORE(T) XSTORE_(T)
+#define XLOAD_(T) XLOAD_##T
+#define XSTORE_(T) XSTORE_##T
 #define XLOAD_f32(a, i) ld32(a, i)
 #define XLOAD_f16(a, i) xf_from_f16(ld16(a, i))
 #define XLOAD_bf16(a, i) xf_from_bf16(ld16(a, i))
