@@ -47,12 +47,6 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ar
 };
 layout(push_constant) uniform Push { Args args; } pc;
 
-// T is itself a macro (-DT=f16): expand it before xf32.glsl pastes it.
-#define XLOAD_T_(X) XLOAD(X)
-#define XSTORE_T_(X) XSTORE(X)
-#define LOADX XLOAD_T_(T)
-#define STOREX XSTORE_T_(T)
-
 #define FLAG_CONTINUE 1
 #define FLAG_PAUSE 2
 #define XF_NEG_ZERO 0x80000000u
@@ -76,8 +70,8 @@ void main() {
   // Panel loads: invocation (tx, ty) loads a[row, k0 + tx] and b[k0 + ty, col].
   for (int64_t k0 = 0; k0 < g.K; k0 += TS) {
     const int64_t ka = k0 + int64_t(tx), kb = k0 + int64_t(ty);
-    sa[ty][tx] = (row < g.M && ka < g.K) ? LOADX(g.a, abase + row * g.sam + ka * g.sak) : 0u;
-    sb[ty][tx] = (kb < g.K && col < g.N) ? LOADX(g.b, bbase + kb * g.sbk + col * g.sbn) : XF_NEG_ZERO;
+    sa[ty][tx] = (row < g.M && ka < g.K) ? XLOAD(T)(g.a, abase + row * g.sam + ka * g.sak) : 0u;
+    sb[ty][tx] = (kb < g.K && col < g.N) ? XLOAD(T)(g.b, bbase + kb * g.sbk + col * g.sbn) : XF_NEG_ZERO;
     barrier();
     for (int kk = 0; kk < TS; ++kk) acc = xf_fma(sa[ty][kk], sb[kk][tx], acc);
     barrier();
@@ -91,10 +85,10 @@ void main() {
   const int64_t ci = g.c_off + at;
   uint r;
   if (g.K == 0 && (g.flags & FLAG_CONTINUE) == 0)  // the empty sum: beta·out, or +0
-    r = g.use_beta != 0 ? xf_mul(g.beta, LOADX(g.c, ci)) : 0u;
+    r = g.use_beta != 0 ? xf_mul(g.beta, XLOAD(T)(g.c, ci)) : 0u;
   else {
     r = xf_mul(g.alpha, acc);
-    if (g.use_beta != 0) r = xf_add(r, xf_mul(g.beta, LOADX(g.c, ci)));
+    if (g.use_beta != 0) r = xf_add(r, xf_mul(g.beta, XLOAD(T)(g.c, ci)));
   }
-  STOREX(g.c, ci, r);
+  XSTORE(T)(g.c, ci, r);
 }
