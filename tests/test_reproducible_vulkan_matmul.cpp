@@ -142,6 +142,12 @@ TEST_P(ReproducibleVulkanMatmul, ViewsAndVectorProducts) {
                                matmul(at.t().expand({3, 7, 33}), b)),
               "")
         << "a expanded (batch stride 0)";
+    // Batch dims whose strides do not merge: one kernel call per outer batch.
+    const Tensor a4 = special({3, 2, 7, 33}, t, 10), da4 = a4.to(device());
+    EXPECT_EQ(first_difference(run(OpId::matmul, t, [&] { return matmul(da4.transpose(0, 1), db); }),
+                               matmul(a4.transpose(0, 1), b)),
+              "")
+        << "unmergeable batch dims";
     EXPECT_EQ(first_difference(run(OpId::mm, t, [&] { return mm(dbig.narrow(0, 1, 7).narrow(1, 4, 33), dbt.t()); }),
                                mm(big.narrow(0, 1, 7).narrow(1, 4, 33), bt.t())),
               "")
