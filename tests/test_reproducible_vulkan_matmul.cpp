@@ -103,7 +103,9 @@ TEST_P(ReproducibleVulkanMatmul, VulkanClaimsTheFamily) {
 // mm at odd sizes (1, 7, 33, 65 in M, N and K), alpha and beta.
 TEST_P(ReproducibleVulkanMatmul, OddSizesWithEdgeValues) {
   ReproducibleGuard on(true);
-  const int64_t sizes[][3] = {{1, 1, 1}, {7, 33, 65}, {65, 7, 33}, {33, 65, 7}, {1, 65, 33}, {65, 1, 7}};
+  // The last two cross Vulkan's 64- and 32-wide register-blocked tiles.
+  const int64_t sizes[][3] = {{1, 1, 1}, {7, 33, 65}, {65, 7, 33}, {33, 65, 7},
+                              {1, 65, 33}, {65, 1, 7}, {65, 65, 33}, {33, 65, 65}};
   for (Dtype t : kFloats) {
     if (!capabilities(device()).can_store(t)) continue;
     uint64_t seed = 10;
@@ -212,7 +214,7 @@ TEST_P(ReproducibleVulkanMatmul, SignedZeroTinyBetaAndCanonicalNan) {
   }
 }
 
-// Sums longer than one dispatch takes (4096 on Vulkan): the chain carries over.
+// Sums longer than one dispatch takes (4096 / RB² on Vulkan): the chain carries over.
 TEST_P(ReproducibleVulkanMatmul, LongSums) {
   ReproducibleGuard on(true);
   for (Dtype t : kFloats) {
@@ -227,6 +229,10 @@ TEST_P(ReproducibleVulkanMatmul, LongSums) {
                                addmm(c, a, b, Scalar(1), Scalar(0.5))),
               "")
         << "addmm";
+    // Register-blocked tiles take shorter chunks (256 at the 64-wide tile).
+    const Tensor a2 = randn({65, 1100}, t, kCPU, 36), b2 = randn({1100, 66}, t, kCPU, 37);
+    const Tensor da2 = a2.to(device()), db2 = b2.to(device());
+    EXPECT_EQ(first_difference(run(OpId::mm, t, [&] { return mm(da2, db2); }), mm(a2, b2)), "") << "mm";
   }
 }
 

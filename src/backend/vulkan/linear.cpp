@@ -123,11 +123,28 @@ struct CanonArgs {
 };
 static_assert(sizeof(CanonArgs) == 168);
 
-// K steps per gemm_canon dispatch. llvmpipe ends an invocation after 65535
-// loop iterations in all; each 16-deep step costs 17 (the inner loop is not
-// unrolled around xf_fma's size), so 4096 leaves room to spare. Longer sums
-// pause their chains in a float32 scratch between dispatches (exact).
-constexpr int64_t kCanonKChunk = 4096;
+// gemm_canon.comp's register block (RB, specialization constant 0): the
+// largest of 4, 2, 1 whose TILE = 16·RB fits M and N and still gives
+// `min_groups` workgroups. Every chain costs the same xf_fma steps, so the
+// gain is in shared-memory reads per fma (lavapipe, 512^3 float32: RB = 1, 4
+// took 3.4, 1.4 s); padded rows and columns of a ragged tile cost full steps,
+// hence the fit.
+int canon_block(const DeviceInfo& info, int64_t B, int64_t M, int64_t N) {
+  const int64_t min_groups = info.type == DeviceType::cpu ? 4 : 256;
+  for (int64_t rb : {4, 2}) {
+    const int64_t tile = 16 * rb;
+    if (M >= tile && N >= tile && B * ((M + tile - 1) / tile) * ((N + tile - 1) / tile) >= min_groups)
+      return static_cast<int>(rb);
+  }
+  return 1;
+}
+
+// The K extent of one gemm_canon dispatch: 4096 / RB². llvmpipe ends an invocation
+// after 65535 loop iterations in all, and a 16-deep step with its register
+// block loops up to 1 + RB + 16·(1 + 3·RB + RB²) times where the loops are not
+// unrolled around xf_fma's size (82, 179, 469). Longer sums pause their chains
+// in a float32 scratch between dispatches (exact).
+int64_t canon_k_chunk(int rb) { return 4096 / (rb * rb); }
 
 // The reproducible mode's float32 / float16 / bfloat16 GEMM (gemm_canon.comp):
 // the CPU's order of operations, so the CPU's bits, and every NaN it writes is
@@ -145,20 +162,28 @@ void matmul_canon(VulkanBackend& be, const Tensor& a, const Tensor& b, const Ten
   // As the CPU: a product reads out when beta, rounded to float32, is not
   // zero; the empty sum (K == 0) whenever beta is (beta·out then, in float32).
   g.use_beta = K == 0 ? nonzero(beta) : (g.beta & 0x7fffffffu) != 0;
+  const int rb = canon_block(be.ctx().info(), B, M, N);
+  const int64_t chunk = canon_k_chunk(rb), tile = 16 * rb;
   std::shared_ptr<Storage> scratch;
-  if (K > kCanonKChunk) {
+  if (K > chunk) {
     scratch = be.allocate(static_cast<size_t>(out.numel()) * 4, be.device());
     g.acc = static_cast<Buffer*>(scratch->ptr)->addr;
   }
-  Pipeline& p = be.pipeline(std::string("gemm_canon_") + suffix(dt));
+  const std::string variant = std::string("gemm_canon_") + suffix(dt);
+  const auto& spirv = embedded_spirv();
+  const auto it = spirv.find(variant);
+  if (it == spirv.end())
+    throw DeviceError("[matmul] shader variant '" + variant + "' is not in this build (" + be.device().str() +
+                      "); rebuild concord");
   Context& ctx = be.ctx();
+  Pipeline& p = ctx.pipeline(variant, it->second, sizeof(uint64_t), {SpecConstant{0, static_cast<uint32_t>(rb)}});
   const auto& lim = ctx.info().max_workgroup_count;
-  const int64_t gx = (N + 15) / 16, gy = (M + 15) / 16;
+  const int64_t gx = (N + tile - 1) / tile, gy = (M + tile - 1) / tile;
   const int64_t mx = std::max<int64_t>(1, lim[0]), my = std::max<int64_t>(1, lim[1]), mz = std::max<int64_t>(1, lim[2]);
-  for (int64_t k0 = 0; k0 == 0 || k0 < K; k0 += kCanonKChunk) {
+  for (int64_t k0 = 0; k0 == 0 || k0 < K; k0 += chunk) {
     g.a_off = a.offset() + k0 * a.stride(2), g.b_off = b.offset() + k0 * b.stride(1);
-    g.K = std::min(K - k0, kCanonKChunk);
-    g.flags = (k0 > 0 ? 1 : 0) | (k0 + kCanonKChunk < K ? 2 : 0);
+    g.K = std::min(K - k0, chunk);
+    g.flags = (k0 > 0 ? 1 : 0) | (k0 + chunk < K ? 2 : 0);
     for (int64_t z = 0; z < B; z += mz)
       for (int64_t y = 0; y < gy; y += my)
         for (int64_t x = 0; x < gx; x += mx) {
