@@ -1,6 +1,7 @@
-// The reproducible mode's elementwise ops of float32 and the halves on
-// Vulkan: the "_x" shader variants compute on float32 bits with integer
-// operations only (shaders/elementwise_xf32.glsl on xf32.glsl), so vulkan:0
+// The reproducible mode's elementwise ops of float32, the halves and float64
+// on Vulkan: the "_x" shader variants compute on float bits with integer
+// operations only (shaders/elementwise_xf32.glsl on xf32.glsl,
+// elementwise_xf64.glsl on xf64.glsl), so vulkan:0
 // claims the ops whatever its float controls promise about subnormals, runs
 // them natively (no fallback, no separate NaN pass) and gives the CPU's bits.
 // Every config runs the comparisons (elsewhere natively or through the
@@ -10,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -253,6 +255,144 @@ TEST_P(ReproducibleVulkanElementwise, HalfVariantsCalledDirectly) {
     const Tensor got = empty({n}, t, device());
     be.clamp(xd, Scalar(-1e-3), Scalar(0.5), got);
     EXPECT_EQ(first_difference(got, want), "") << "clamp " << name(t);
+  }
+}
+
+// ---- float64: the "_x" variants on float64 bits (elementwise_xf64.glsl) ----
+
+double d(uint64_t bits) { return std::bit_cast<double>(bits); }
+
+// The float64 twins of special_values(): subnormals of every size and the
+// subnormal boundary, ±0, ±inf, NaNs with payloads and signs, the overflow
+// edge, halves and near-integers for round (around 2^52 too), quotients and
+// products that underflow or overflow, and a few pseudo-random patterns.
+std::vector<double> special_values64() {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> v = {0.0, -0.0, d(1), d(0x8000000000000001u), d(0x000fffffffffffffu),
+                           d(0x800fffffffffffffu), d(0x0008000000000000u), d(0x8008000000000001u),
+                           d(0x0010000000000000u), d(0x8010000000000000u), d(0x0010000000000001u), 1e-310,
+                           -3e-320, inf, -inf, d(0x7ff8000000000000u), d(0xfff8000000000001u),
+                           d(0x7ff0000000000001u), d(0x7fffffffffffffffu), 1.7976931348623157e308,
+                           -1.7976931348623157e308, 1.7e308, 8.98846567431158e307, 0.5, -0.5, 1.5, 2.5, -2.5,
+                           0.49999999999999994, 0.5000000000000001, 1.0, -1.0, 2.0, 3.0, -7.0,
+                           4503599627370495.5, -2251799813685248.5, 9007199254740991.0, 4503599627370497.0,
+                           0.1, -0.3, 100.25, 1e300, -1e-300, 1e-200, 3.4028235677973366e38, 1.401298464324817e-45,
+                           2.2250738585072014e-308 * 3.0, 5e-324 * 7.0, 1e-320 + 1e-308};
+  uint64_t s = 0x123456789abcdefu;
+  for (int i = 0; i < 12; ++i) {  // a short LCG over every exponent and sign
+    s = s * 6364136223846793005u + 1442695040888963407u;
+    v.push_back(d(s));
+  }
+  return v;
+}
+
+Tensor host64(const std::vector<double>& v, Shape shape) { return from_host(v.data(), shape, float64, kCPU); }
+
+bool has_f64(const concord::test::DeviceConfig& c) { return concord::test::can_store(c, float64); }
+
+// float64 exp is the CPU's double-double algorithm: not on bits, not claimed.
+bool on_bits64(OpId op) { return op != OpId::exp; }
+
+// vulkan:0 claims float64 for every op of the "_x" variants but exp.
+TEST_P(ReproducibleVulkanElementwise, ClaimsFloat64OnBits) {
+  if (!is_vulkan(device()) || !has_f64(GetParam())) GTEST_SKIP() << "needs Vulkan with float64";
+  const Capabilities& caps = capabilities(device());
+  std::vector<OpId> ops = {OpId::clamp};
+  for (const Unary& u : unary_ops()) ops.push_back(u.id);
+  for (const Binary& b : binary_ops()) ops.push_back(b.id);
+  for (OpId op : ops)
+    if (on_bits64(op)) EXPECT_TRUE(caps.has_reproducible_kernel(op, float64)) << op_name(op);
+  for (OpId op : {OpId::exp, OpId::log, OpId::sin, OpId::pow})
+    EXPECT_FALSE(caps.has_reproducible_kernel(op, float64) && !caps.keeps_subnormals) << op_name(op);
+}
+
+TEST_P(ReproducibleVulkanElementwise, Float64UnarySameBitsAsTheCpu) {
+  if (!has_f64(GetParam())) GTEST_SKIP() << "no float64 on " << GetParam().label;
+  const std::vector<double> v = special_values64();
+  const int64_t n = static_cast<int64_t>(v.size());
+  const Tensor x = host64(v, {n}), xd = x.to(device());
+  const Tensor mc = x.narrow(0, 0, n / 2 * 2).reshape({n / 2, 2}).t();
+  const Tensor md_view = xd.narrow(0, 0, n / 2 * 2).reshape({n / 2, 2}).t();
+  ReproducibleGuard g(true);
+  for (const Unary& op : unary_ops()) {
+    const std::string what = std::string(op_name(op.id)) + " float64 on " + GetParam().label;
+    const Tensor want = op.run(x), want_m = op.run(mc);
+    reset_report();
+    const Tensor got = op.run(xd), got_m = op.run(md_view);
+    if (on_bits64(op.id)) expect_native(op_name(op.id), float64, what);
+    EXPECT_EQ(first_difference(got, want), "") << what;
+    EXPECT_EQ(first_difference(got_m, want_m), "") << what << " transposed view";
+  }
+}
+
+TEST_P(ReproducibleVulkanElementwise, Float64BinarySameBitsAsTheCpuOnEveryPair) {
+  if (!has_f64(GetParam())) GTEST_SKIP() << "no float64 on " << GetParam().label;
+  const std::vector<double> v = special_values64();
+  const int64_t n = static_cast<int64_t>(v.size());
+  const Tensor col = host64(v, {n, 1}), row = host64(v, {1, n});
+  const Tensor cd = col.to(device()), rd = row.to(device());
+  ReproducibleGuard g(true);
+  for (const Binary& op : binary_ops()) {
+    const std::string what = std::string(op_name(op.id)) + " float64 on " + GetParam().label;
+    const Tensor want = op.run(col, row), want_t = op.run(row.t(), row);
+    reset_report();
+    const Tensor got = op.run(cd, rd), got_t = op.run(rd.t(), rd);
+    expect_native(op_name(op.id), float64, what);
+    EXPECT_EQ(first_difference(got, want), "") << what;
+    EXPECT_EQ(first_difference(got_t, want_t), "") << what << " transposed";
+  }
+}
+
+// 4096 pseudo-random float64 patterns over every exponent and sign, paired
+// with close values (same exponent and sign: near-cancelling sums), small
+// exponent steps (tiny quotients and products) or an unrelated pattern (fmod
+// across exponent gaps of up to 2046, its long division's every step).
+TEST_P(ReproducibleVulkanElementwise, Float64OverEveryExponent) {
+  if (!has_f64(GetParam())) GTEST_SKIP() << "no float64 on " << GetParam().label;
+  constexpr int64_t n = 4096;
+  std::vector<double> a(n), b(n);
+  uint64_t s = 0x9e3779b97f4a7c15u;
+  for (int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005u + 1442695040888963407u;
+    a[i] = d(s);
+    const uint64_t t = s * 0xd1342543de82ef95u + 1u;
+    b[i] = i % 3 == 0   ? d((s & 0xfff0000000000000u) | (t & 0x000fffffffffffffu))
+           : i % 3 == 1 ? d(s ^ ((t & 0xfu) << 52))
+                        : d(t);
+  }
+  const Tensor x = host64(a, {n}), y = host64(b, {n});
+  const Tensor xd = x.to(device()), yd = y.to(device());
+  ReproducibleGuard g(true);
+  for (const Unary& op : unary_ops())
+    EXPECT_EQ(first_difference(op.run(xd), op.run(x)), "") << op_name(op.id) << " float64 on " << GetParam().label;
+  for (const Binary& op : binary_ops())
+    EXPECT_EQ(first_difference(op.run(xd, yd), op.run(x, y)), "") << op_name(op.id) << " float64 on " << GetParam().label;
+}
+
+// clamp of float64: subnormal, signed-zero, NaN, crossed, one-sided bounds
+// and the overflow edge; casts from and to float64 (subnormal results).
+TEST_P(ReproducibleVulkanElementwise, Float64ClampAndCastsSameBitsAsTheCpu) {
+  if (!has_f64(GetParam())) GTEST_SKIP() << "no float64 on " << GetParam().label;
+  const std::vector<double> v = special_values64();
+  const Tensor x = host64(v, {static_cast<int64_t>(v.size())}), xd = x.to(device());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::pair<std::optional<Scalar>, std::optional<Scalar>>> bounds = {
+      {Scalar(-5e-324), Scalar(1e-310)}, {Scalar(-0.0), Scalar(0.0)},   {Scalar(0.5), std::nullopt},
+      {std::nullopt, Scalar(-2.5)},      {Scalar(3.0), Scalar(-3.0)},  {Scalar(nan), Scalar(1.0)},
+      {Scalar(-1.0), Scalar(nan)},       {Scalar(-1.7976931348623157e308), Scalar(1e308)}};
+  ReproducibleGuard g(true);
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    const std::string what = "clamp float64 bounds #" + std::to_string(i) + " on " + GetParam().label;
+    const Tensor want = clamp(x, bounds[i].first, bounds[i].second);
+    reset_report();
+    const Tensor got = clamp(xd, bounds[i].first, bounds[i].second);
+    expect_native("clamp", float64, what);
+    EXPECT_EQ(first_difference(got, want), "") << what;
+  }
+  for (Dtype t : dtypes()) {
+    const std::string what = std::string(name(t)) + " <-> float64 on " + GetParam().label;
+    EXPECT_EQ(first_difference(xd.to(t), x.to(t)), "") << what;
+    EXPECT_EQ(first_difference(xd.to(t).to(float64), x.to(t).to(float64)), "") << what;
   }
 }
 

@@ -11,8 +11,8 @@
 // type first). Starting from -0 makes the first step the rounded product and
 // keeps the sign of an all-(-0) sum. fma is correctly rounded wherever the
 // mode runs: the FMA instruction here, OpenCL C's fma (kernels/linear.cl,
-// matmul_canon) on OpenCL devices. Vulkan devices do not claim the mode's
-// float ops. K == 0 is the backends' empty-sum path (beta·out), as outside
+// matmul_canon) on OpenCL devices, xf32.glsl's integer xf_fma on Vulkan
+// (shaders/gemm_canon.comp; float32 and the halves). K == 0 is the backends' empty-sum path (beta·out), as outside
 // the mode.
 //
 // The sums are never split along K (k-blocks carry the exact partial sum from

@@ -157,15 +157,18 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
     const std::string opts = std::string("-DX=") + suffix(dt) + " -DTS=" + std::to_string(ts);
     cl_kernel k = kernel("linear.cl", "matmul_canon", opts);
     auto up = [ts](int64_t n) { return static_cast<size_t>((n + ts - 1) / ts * ts); };
-    const int use = use_beta ? 1 : 0;
+    // As the CPU's gemm_canon: beta is rounded to the compute type first, and
+    // one that rounds to 0 (1e-50 in float32) does not read out (0·inf is NaN).
+    const bool beta_used = use_beta && (dt == float64 || static_cast<float>(beta.to_double()) != 0.0f);
+    const int use = beta_used ? 1 : 0;
     auto go = [&](auto al, auto be) {
       ctx_.launch(k, {up(N), up(M), static_cast<size_t>(B)}, {size_t(ts), size_t(ts), 1}, 3,
                   buffer(a), a.offset(), a.size(0) == 1 ? int64_t{0} : a.stride(0), a.stride(1), a.stride(2),
                   buffer(b), b.offset(), b.size(0) == 1 ? int64_t{0} : b.stride(0), b.stride(1), b.stride(2),
                   buffer(out), out.offset(), M, N, K, al, be, use);
     };
-    if (dt == float64) go(alpha.to_double(), use_beta ? beta.to_double() : 0.0);
-    else go(static_cast<float>(alpha.to_double()), use_beta ? static_cast<float>(beta.to_double()) : 0.0f);
+    if (dt == float64) go(alpha.to_double(), beta_used ? beta.to_double() : 0.0);
+    else go(static_cast<float>(alpha.to_double()), beta_used ? static_cast<float>(beta.to_double()) : 0.0f);
     return;
   }
 

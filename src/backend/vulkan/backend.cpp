@@ -64,12 +64,21 @@ Capabilities capabilities(int index) {
                                  .except = {}});
   for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
-  // Elementwise ops of float32 and the halves on bits with integer operations
-  // (shaders/elementwise_xf32.glsl): the CPU's bits whatever keeps_subnormals says.
+  // Elementwise ops of float32, the halves and float64 on bits with integer
+  // operations (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl): the
+  // CPU's bits whatever keeps_subnormals says.
   claim_reproducible_elementwise(c);
-  // Reductions, cumsum and softmax of float16, bfloat16 and float32 have
-  // exact variants (float32 on bits, integer instructions only: the CPU's
-  // bits without kept subnormals), so they are claimed whatever the rule says.
+  // The matmul family: float32 and the halves run the CPU's fma chain on bits
+  // in integer arithmetic (gemm_canon.comp, xf32.glsl), so whatever the float
+  // controls; integers wrap exactly like the CPU's loop. float64 is not claimed.
+  for (OpId op : {OpId::matmul, OpId::mm, OpId::bmm, OpId::mv, OpId::dot, OpId::outer, OpId::addmm, OpId::baddbmm,
+                  OpId::linear}) {
+    const int i = static_cast<int>(op);
+    c.reproducible[i] = c.reproducible[i] | (c.native[i] - DtypeSet{float64});
+  }
+  // Reductions, cumsum, softmax and log_softmax of float16, bfloat16 and
+  // float32 have exact variants (reduce_xops.glsl: float32 on bits, integer
+  // instructions only), so they are claimed whatever the rule says.
   claims_reduce_exact(c);
   return c;
 }

@@ -8,8 +8,9 @@
 // broadcast (stride 0), transposed and offset views need no copies.
 // Semantics are the CPU kernels' (src/backend/cpu/unary.cpp, binary.cpp,
 // ternary.cpp): halves compute in float32 and round once; integers wrap.
-// In the reproducible mode float32 and the halves take the "_x" variants
-// (shaders/elementwise_xf32.glsl) for the ops they compute on bits.
+// In the reproducible mode float32, the halves and float64 take the "_x"
+// variants (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl) for the
+// ops they compute on bits.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -56,10 +57,10 @@ constexpr OpId kExactBinary[] = {OpId::add, OpId::sub, OpId::mul, OpId::div, OpI
 constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, OpId::log2, OpId::sin,   OpId::cos,
                           OpId::tan, OpId::tanh,  OpId::sigmoid, OpId::gelu,  OpId::erf,  OpId::atan2, OpId::pow};
 
-// The ops whose "_x" variants (float32 bits, integer operations only) give
-// the CPU's bits for float32 and the halves whatever the device's float
-// controls do with subnormals. The other transcendentals (expm1, log, log1p,
-// log2, sin, cos, tan, tanh, sigmoid, gelu, erf, atan2, pow and pow(x,
+// The ops whose "_x" variants (float bits, integer operations only) give
+// the CPU's bits for float32, the halves and float64 whatever the device's
+// float controls do with subnormals. The other transcendentals (expm1, log,
+// log1p, log2, sin, cos, tan, tanh, sigmoid, gelu, erf, atan2, pow and pow(x,
 // number)) have no such variant: the mode runs them on the CPU.
 constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,        OpId::floor,
                           OpId::ceil, OpId::round, OpId::trunc,      OpId::sqrt,        OpId::rsqrt,
@@ -68,21 +69,29 @@ constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,
                           OpId::maximum, OpId::minimum, OpId::remainder, OpId::floor_divide, OpId::eq,
                           OpId::ne,   OpId::lt,    OpId::le,         OpId::gt,          OpId::ge,
                           OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
-const DtypeSet kXDtypes{float32, float16, bfloat16};
+const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 
-// The one decision: in the mode, an op of kXOps on float32 or a half runs
-// its "_x" variant.
-bool on_bits(OpId op, Dtype d) {
-  return reproducible() && kXDtypes.has(d) && std::find(std::begin(kXOps), std::end(kXOps), op) != std::end(kXOps);
+// The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
+// every op of kXOps but exp (the CPU's float64 exp is a double-double
+// algorithm that elementwise_xf64.glsl does not mirror: the mode runs it on
+// the CPU).
+DtypeSet x_dtypes(OpId op) {
+  if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
+  return op == OpId::exp ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
+
+// The one decision: in the mode, an op on a dtype of x_dtypes(op) runs its
+// "_x" variant.
+bool on_bits(OpId op, Dtype d) { return reproducible() && x_dtypes(op).has(d); }
 
 // "ew_<kind>_<dtype>[_x]".
 std::string variant(const char* kind, Dtype d, bool x) {
   return std::string("ew_") + kind + "_" + suffix(d) + (x ? "_x" : "");
 }
 
-// An "_x" variant returns the canonical NaN for every NaN (xf32.glsl): its
-// floating output needs no separate NaN pass (core/nan_rule.h).
+// An "_x" variant returns the canonical NaN for every NaN (xf32.glsl,
+// xf64.glsl): its floating output needs no separate NaN pass
+// (core/nan_rule.h).
 void fused_if(bool x, const Tensor& out) {
   if (x && is_floating(out.dtype())) nan_rule_fused(out);
 }
@@ -152,7 +161,7 @@ void claims_elementwise(Claims& c) {
 void claim_reproducible_elementwise(Capabilities& c) {
   for (OpId op : kXOps) {
     const int i = static_cast<int>(op);
-    c.reproducible[i] = c.reproducible[i] | (c.native[i] & kXDtypes);
+    c.reproducible[i] = c.reproducible[i] | (c.native[i] & x_dtypes(op));
   }
 }
 

@@ -13,12 +13,17 @@
 // VK_NV_cooperative_matrix (DeviceInfo::coop_gemm_f16), float16 runs
 // gemm_coop.comp on the matrix units: still float32 accumulation, the same
 // error model, only the order of the sums within a 16-deep step differs.
+// In the reproducible mode float32 and the halves run gemm_canon.comp: the
+// CPU's fma chain (backend/cpu/gemm_canon.h) on float32 bits in integer
+// arithmetic, so the CPU's bits on any device (float64 is not claimed there).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
+#include "concord/policy.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::vk {
 
@@ -106,6 +111,93 @@ int coop_run_flags(const GemmArgs& g) {
 
 bool nonzero(const Scalar& s) { return s.to_double() != 0.0 || s.to_int() != 0; }
 
+// Mirrors the Args block of shaders/gemm_canon.comp.
+struct CanonArgs {
+  uint64_t a, b, c, acc;
+  int64_t a_off, sab, sam, sak;
+  int64_t b_off, sbb, sbk, sbn;
+  int64_t c_off, M, N, K;
+  int64_t gx0, gy0, gb0;
+  uint32_t alpha, beta;
+  int32_t use_beta, flags;
+};
+static_assert(sizeof(CanonArgs) == 168);
+
+// gemm_canon.comp's register block (RB, specialization constant 0): the
+// largest of 4, 2, 1 whose TILE = 16·RB fits M and N and still gives
+// `min_groups` workgroups. Every chain costs the same xf_fma steps, so the
+// gain is in shared-memory reads per fma (lavapipe, 512^3 float32: RB = 1, 4
+// took 3.4, 1.4 s); padded rows and columns of a ragged tile cost full steps,
+// hence the fit.
+int canon_block(const DeviceInfo& info, int64_t B, int64_t M, int64_t N) {
+  const int64_t min_groups = info.type == DeviceType::cpu ? 4 : 256;
+  for (int64_t rb : {4, 2}) {
+    const int64_t tile = 16 * rb;
+    if (M >= tile && N >= tile && B * ((M + tile - 1) / tile) * ((N + tile - 1) / tile) >= min_groups)
+      return static_cast<int>(rb);
+  }
+  return 1;
+}
+
+// The K extent of one gemm_canon dispatch: 4096 / RB². llvmpipe ends an invocation
+// after 65535 loop iterations in all, and a 16-deep step with its register
+// block loops up to 1 + RB + 16·(1 + 3·RB + RB²) times where the loops are not
+// unrolled around xf_fma's size (82, 179, 469). Longer sums pause their chains
+// in a float32 scratch between dispatches (exact).
+int64_t canon_k_chunk(int rb) { return 4096 / (rb * rb); }
+
+// The reproducible mode's float32 / float16 / bfloat16 GEMM (gemm_canon.comp):
+// the CPU's order of operations, so the CPU's bits, and every NaN it writes is
+// canonical already (the dispatcher's NaN pass is skipped for out).
+void matmul_canon(VulkanBackend& be, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const Dtype dt = out.dtype();
+  CanonArgs g{};
+  g.a = address(a), g.b = address(b), g.c = address(out);
+  g.a_off = a.offset(), g.sab = a.size(0) == 1 ? 0 : a.stride(0), g.sam = a.stride(1), g.sak = a.stride(2);
+  g.b_off = b.offset(), g.sbb = b.size(0) == 1 ? 0 : b.stride(0), g.sbk = b.stride(1), g.sbn = b.stride(2);
+  g.c_off = out.offset(), g.M = M, g.N = N;
+  g.alpha = static_cast<uint32_t>(scalar_bits_for(float32, alpha));
+  g.beta = static_cast<uint32_t>(scalar_bits_for(float32, beta));
+  // As the CPU: a product reads out when beta, rounded to float32, is not
+  // zero; the empty sum (K == 0) whenever beta is (beta·out then, in float32).
+  g.use_beta = K == 0 ? nonzero(beta) : (g.beta & 0x7fffffffu) != 0;
+  const int rb = canon_block(be.ctx().info(), B, M, N);
+  const int64_t chunk = canon_k_chunk(rb), tile = 16 * rb;
+  std::shared_ptr<Storage> scratch;
+  if (K > chunk) {
+    scratch = be.allocate(static_cast<size_t>(out.numel()) * 4, be.device());
+    g.acc = static_cast<Buffer*>(scratch->ptr)->addr;
+  }
+  const std::string variant = std::string("gemm_canon_") + suffix(dt);
+  const auto& spirv = embedded_spirv();
+  const auto it = spirv.find(variant);
+  if (it == spirv.end())
+    throw DeviceError("[matmul] shader variant '" + variant + "' is not in this build (" + be.device().str() +
+                      "); rebuild concord");
+  Context& ctx = be.ctx();
+  Pipeline& p = ctx.pipeline(variant, it->second, sizeof(uint64_t), {SpecConstant{0, static_cast<uint32_t>(rb)}});
+  const auto& lim = ctx.info().max_workgroup_count;
+  const int64_t gx = (N + tile - 1) / tile, gy = (M + tile - 1) / tile;
+  const int64_t mx = std::max<int64_t>(1, lim[0]), my = std::max<int64_t>(1, lim[1]), mz = std::max<int64_t>(1, lim[2]);
+  for (int64_t k0 = 0; k0 == 0 || k0 < K; k0 += chunk) {
+    g.a_off = a.offset() + k0 * a.stride(2), g.b_off = b.offset() + k0 * b.stride(1);
+    g.K = std::min(K - k0, chunk);
+    g.flags = (k0 > 0 ? 1 : 0) | (k0 + chunk < K ? 2 : 0);
+    for (int64_t z = 0; z < B; z += mz)
+      for (int64_t y = 0; y < gy; y += my)
+        for (int64_t x = 0; x < gx; x += mx) {
+          g.gx0 = x, g.gy0 = y, g.gb0 = z;
+          ArgBlock block = ctx.args(sizeof g);
+          std::memcpy(block.host, &g, sizeof g);
+          const uint64_t push = block.addr;
+          ctx.dispatch(p, static_cast<uint32_t>(std::min(mx, gx - x)), static_cast<uint32_t>(std::min(my, gy - y)),
+                       static_cast<uint32_t>(std::min(mz, B - z)), &push, sizeof push);
+        }
+  }
+  if (nan_rule_in_stores()) nan_rule_fused(out);
+}
+
 }  // namespace
 
 void claims_linear(Claims& c) {
@@ -123,6 +215,8 @@ void claims_linear(Claims& c) {
     c.need("gemm_f16n");
   }
   if (c.info.coop_gemm_f16 && dts.has(float16)) c.need("gemm_coop_f16");
+  for (Dtype d : {float16, bfloat16, float32})
+    if (dts.has(d)) c.need(std::string("gemm_canon_") + suffix(d));
 }
 
 void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
@@ -133,6 +227,7 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
     throw DtypeError("[matmul] is not defined for bool on " + device_.str() + "; convert the operands to a numeric dtype");
   // The dispatcher planned Path::native_f16: the float16 kernel, partial sums in float16 too.
   const bool f16n = dt == float16 && native_f16_kernel();
+  if (reproducible() && (dt == float32 || is_half(dt))) return matmul_canon(*this, a, b, out, alpha, beta);
   if (K > kKChunk && is_half(dt) && !f16n) {
     // Partial sums of the K chunks meet in float32, so the half result is
     // still rounded once: float32 copies of the operands (and the addend).

@@ -64,6 +64,15 @@ foreach(d f16 bf16 f32)
                       ${CONCORD_VK_OP_DEFINES})
   endforeach()
 endforeach()
+# float64's: float64 bits in a uint64_t (elementwise_xf64.glsl on xf64.glsl),
+# no double instruction, hence CONCORD_F64=0.
+foreach(k unary=1 upred=2 binary=3 bpred=4 clamp=5)
+  string(REPLACE "=" ";" kv ${k})
+  list(GET kv 0 kname)
+  list(GET kv 1 knum)
+  concord_vk_shader(ew_${kname}_f64_x elementwise.comp DEFINES T=f64 KIND=${knum} XD=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
+endforeach()
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

@@ -10,6 +10,8 @@
 //   -DXF=1       the reproducible mode's variant of f16/bf16/f32 (kinds 1-5):
 //                values are float32 bits in a uint, computed with integer
 //                operations only (xf32.glsl, elementwise_xf32.glsl)
+//   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
+//                (xf64.glsl, elementwise_xf64.glsl); no double instruction
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -30,6 +32,13 @@
 #define XSTORE_OF(X) XSTORE_OF_(X)
 #define VLOAD(a, i) XLOAD_OF(T)(a, i)
 #define VSTORE(a, i, v) XSTORE_OF(T)(a, i, v)
+#elif defined(XD)
+#include "xf32.glsl"
+#include "xf64.glsl"
+#include "elementwise_xf64.glsl"
+#define VT uint64_t
+#define VLOAD(a, i) ld64(a, i)
+#define VSTORE(a, i, v) st64(a, i, v)
 #elif defined(FLTW)
 #include "elementwise_float.glsl"
 #elif defined(INTW)
@@ -37,7 +46,7 @@
 #else
 #include "elementwise_bool.glsl"
 #endif
-#if !defined(XF)
+#if !defined(XF) && !defined(XD)
 #define VT CT(T)
 #define VLOAD(a, i) LOAD(T)(a, i)
 #define VSTORE(a, i, v) STORE(T)(a, i, v)

@@ -16,3 +16,9 @@ concord_vk_shader(gemm_i64 gemm.comp DEFINES T=i64 T_IS_INT=1 T_IS_I64=1)
 # linalg.comp: LU, LU solve, Cholesky, triangular solve (op code in the arguments).
 concord_vk_shader(linalg_f32 linalg.comp)
 concord_vk_shader(linalg_f64 linalg.comp DEFINES CONCORD_F64=1)
+# The reproducible mode's GEMM (gemm_canon.comp): the CPU's fma chain on
+# float32 bits in integer arithmetic (xf32.glsl), for the floating dtypes
+# the mode claims on every device.
+foreach(d f16 bf16 f32)
+  concord_vk_shader(gemm_canon_${d} gemm_canon.comp DEFINES T=${d})
+endforeach()
