@@ -12,6 +12,8 @@ namespace concord::detail {
 
 namespace vk {
 
+void claims_reduce_exact(Capabilities& c);  // reduce.cpp
+
 void Claims::claim(OpId op, DtypeSet dtypes) {
   caps.native[static_cast<int>(op)] = caps.native[static_cast<int>(op)] | (dtypes & op_def(op).dtypes & caps.storable);
 }
@@ -74,6 +76,10 @@ Capabilities capabilities(int index) {
     const int i = static_cast<int>(op);
     c.reproducible[i] = c.reproducible[i] | (c.native[i] - DtypeSet{float64});
   }
+  // Reductions, cumsum, softmax and log_softmax of float16, bfloat16 and
+  // float32 have exact variants (reduce_xops.glsl: float32 on bits, integer
+  // instructions only), so they are claimed whatever the rule says.
+  claims_reduce_exact(c);
   return c;
 }
 

@@ -8,12 +8,18 @@
 // argmax/argmin: each block's first extreme (NaN first) by a lane tree, then
 // the block winners in parallel rounds of groups, then the last few in order. cumsum: one invocation per line, sequential, as the CPU.
 // Strided and broadcast inputs are read in place through their geometry.
+// The reproducible mode runs the "reduce_x_*" variants for float16, bfloat16
+// and float32 (shaders/reduce_xops.glsl: float32 on bits, and the CPU's log's
+// float64 steps on float64 bits, integer instructions only), so every op
+// here gives the CPU's bits whatever the device does with subnormals.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
+#include "concord/policy.h"
+#include "core/nan_rule.h"
 
 namespace concord::detail::vk {
 
@@ -80,7 +86,31 @@ std::string shape_msg(OpId op, const Tensor& x) {
          x.device().str();
 }
 
-std::string variant(Dtype t) { return std::string("reduce_") + suffix(t); }
+std::string variant(Dtype t, bool exact = false) { return std::string(exact ? "reduce_x_" : "reduce_") + suffix(t); }
+
+// The ops the exact variants run, for the dtypes they serve.
+bool reduce_exact_op(OpId op) {
+  switch (op) {
+    case OpId::sum: case OpId::mean: case OpId::prod: case OpId::max: case OpId::min: case OpId::amax:
+    case OpId::amin: case OpId::argmax: case OpId::argmin: case OpId::var: case OpId::std: case OpId::norm:
+    case OpId::all: case OpId::any: case OpId::cumsum: case OpId::softmax: case OpId::logsumexp:
+    case OpId::log_softmax:
+      return true;
+    default:
+      return false;
+  }
+}
+const DtypeSet kReduceExactDtypes{float16, bfloat16, float32};
+
+// The variant of op on x: the exact one in the reproducible mode (one
+// chokepoint for the choice; the claims in backend.cpp match it).
+bool use_exact(OpId op, Dtype t) { return reproducible() && reduce_exact_op(op) && kReduceExactDtypes.has(t); }
+std::string variant_for(OpId op, Dtype t) { return variant(t, use_exact(op, t)); }
+
+// An exact variant stores every NaN canonical: no separate NaN pass for out.
+void note_canonical(OpId op, const Tensor& x, const Tensor& out) {
+  if (use_exact(op, x.dtype()) && is_floating(out.dtype())) nan_rule_fused(out);
+}
 
 RedArgs base_args(const Tensor& x, const Split& g) {
   RedArgs a{};
@@ -94,14 +124,13 @@ RedArgs base_args(const Tensor& x, const Split& g) {
 
 // Reducer r over x into dst (element offset oo, mode om), with optional
 // per-output params (accumulators) and a post step.
-void run_reduce(VulkanBackend& be, Red r, const Tensor& x, const Split& g, uint64_t params, Post post, int64_t div,
-                uint64_t dst, int64_t oo, OutMode om) {
+void run_reduce(VulkanBackend& be, const std::string& v, Red r, const Tensor& x, const Split& g, uint64_t params,
+                Post post, int64_t div, uint64_t dst, int64_t oo, OutMode om) {
   RedArgs a = base_args(x, g);
   a.dst = dst, a.oo = oo, a.params = params, a.div = div;
   a.red = r, a.post = post, a.omode = om;
   a.nb = (g.n + kBlock - 1) / kBlock;
   a.stage = kBlocks;
-  const std::string v = variant(x.dtype());
   if (a.nb == 1) {
     be.launch(v, static_cast<uint64_t>(g.nout * kLanes), a);
     return;
@@ -147,8 +176,19 @@ void claims_reduce(Claims& c) {
   c.claim(OpId::cumsum, all);
   for (OpId op : {OpId::mean, OpId::var, OpId::std, OpId::norm, OpId::logsumexp, OpId::softmax, OpId::log_softmax})
     c.claim(op, floats);
-  for (Dtype d : kAllDtypes)
+  for (Dtype d : kAllDtypes) {
     if (all.has(d)) c.need(variant(d));
+    if (all.has(d) && kReduceExactDtypes.has(d)) c.need(variant(d, true));
+  }
+}
+
+// The reproducible mode's claims of the exact variants (backend.cpp calls
+// this after the rule): the CPU's bits for float16, bfloat16 and float32
+// wherever the op is native, whatever the device's float controls.
+void claims_reduce_exact(Capabilities& c) {
+  for (int i = 0; i < kNumOps; ++i)
+    if (reduce_exact_op(static_cast<OpId>(i)))
+      c.reproducible[i] = c.reproducible[i] | (c.native[i] & kReduceExactDtypes);
 }
 
 void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) {
@@ -166,46 +206,48 @@ void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Ten
       throw NotImplementedError(shape_msg(op, x) + " has no vulkan kernel for a non-floating input; the front end "
                                 "converts it to a floating dtype first");
   };
+  const std::string v = variant_for(op, xt);
   switch (op) {
-    case OpId::sum: run_reduce(*this, kSum, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::prod: run_reduce(*this, kProd, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::max: case OpId::amax: run_reduce(*this, kMax, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::min: case OpId::amin: run_reduce(*this, kMin, x, g, 0, kNone, 0, ob, oo, om); return;
-    case OpId::all: run_reduce(*this, kAll, x, g, 0, kNone, 0, ob, oo, kOutBool); return;
-    case OpId::any: run_reduce(*this, kAny, x, g, 0, kNone, 0, ob, oo, kOutBool); return;
+    case OpId::sum: run_reduce(*this, v, kSum, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::prod: run_reduce(*this, v, kProd, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::max: case OpId::amax: run_reduce(*this, v, kMax, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::min: case OpId::amin: run_reduce(*this, v, kMin, x, g, 0, kNone, 0, ob, oo, om); break;
+    case OpId::all: run_reduce(*this, v, kAll, x, g, 0, kNone, 0, ob, oo, kOutBool); break;
+    case OpId::any: run_reduce(*this, v, kAny, x, g, 0, kNone, 0, ob, oo, kOutBool); break;
     case OpId::mean:
       need_float();
-      run_reduce(*this, kSum, x, g, 0, kDiv, g.n, ob, oo, om);
-      return;
+      run_reduce(*this, v, kSum, x, g, 0, kDiv, g.n, ob, oo, om);
+      break;
     case OpId::norm:
       need_float();
-      if (std::isinf(args.p)) run_reduce(*this, kAbsMax, x, g, 0, kNone, 0, ob, oo, om);
-      else if (args.p == 1.0) run_reduce(*this, kAbsSum, x, g, 0, kNone, 0, ob, oo, om);
-      else run_reduce(*this, kSqSum, x, g, 0, kSqrt, 0, ob, oo, om);
-      return;
+      if (std::isinf(args.p)) run_reduce(*this, v, kAbsMax, x, g, 0, kNone, 0, ob, oo, om);
+      else if (args.p == 1.0) run_reduce(*this, v, kAbsSum, x, g, 0, kNone, 0, ob, oo, om);
+      else run_reduce(*this, v, kSqSum, x, g, 0, kSqrt, 0, ob, oo, om);
+      break;
     case OpId::var: case OpId::std: {
       // Three passes in the accumulator dtype, as the CPU (StatScale in
       // cpu/stat_scale.h): the scale s from max|x| into p[0, nout), the mean
       // of x * s into p[nout, 2 nout), then the squared deviations.
       need_float();
       auto p = scratch(*this, 2 * g.nout, acc_dtype(xt));
-      run_reduce(*this, kAbsMax, x, g, 0, kScale, 0, addr(p), 0, kOutAcc);
-      run_reduce(*this, kScSum, x, g, addr(p), kDiv, g.n, addr(p), g.nout, kOutAcc);
+      run_reduce(*this, v, kAbsMax, x, g, 0, kScale, 0, addr(p), 0, kOutAcc);
+      run_reduce(*this, v, kScSum, x, g, addr(p), kDiv, g.n, addr(p), g.nout, kOutAcc);
       const int64_t dof = std::max<int64_t>(g.n - args.correction, 0);
-      run_reduce(*this, kSqDev, x, g, addr(p), op == OpId::std ? kStd : kVar, dof, ob, oo, om);
-      return;
+      run_reduce(*this, v, kSqDev, x, g, addr(p), op == OpId::std ? kStd : kVar, dof, ob, oo, om);
+      break;
     }
     case OpId::logsumexp: {
       // Shifted by the max (0 when infinite, so that all -inf gives -inf, not NaN).
       need_float();
       auto shift = scratch(*this, g.nout, acc_dtype(xt));
-      run_reduce(*this, kMax, x, g, 0, kFinite, 0, addr(shift), 0, kOutAcc);
-      run_reduce(*this, kExpSum, x, g, addr(shift), kAddLog, 0, ob, oo, om);
-      return;
+      run_reduce(*this, v, kMax, x, g, 0, kFinite, 0, addr(shift), 0, kOutAcc);
+      run_reduce(*this, v, kExpSum, x, g, addr(shift), kAddLog, 0, ob, oo, om);
+      break;
     }
     default:
       throw NotImplementedError("[" + std::string(op_name(op)) + "] is not a reduction of the vulkan backend");
   }
+  note_canonical(op, x, out);
 }
 
 void VulkanBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tensor& out) {
@@ -218,7 +260,7 @@ void VulkanBackend::arg_reduce(OpId op, const Tensor& x, int64_t dim, const Tens
   a.red = op == OpId::argmax ? kMax : kMin;
   a.nb = (g.n + kBlock - 1) / kBlock;
   a.stage = kArgBlocks;
-  const std::string v = variant(x.dtype());
+  const std::string v = variant_for(op, x.dtype());
   if (a.nb == 1) {
     launch(v, static_cast<uint64_t>(g.nout * kLanes), a);
     return;
@@ -251,7 +293,7 @@ void VulkanBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
                               std::string(name(out.dtype())) + "; convert the input first");
   const Split g = split(x, Dims{dim});
   const Split og = split(out, Dims{dim});
-  const std::string v = variant(xt);
+  const std::string v = variant_for(op, xt);
   if (op == OpId::cumsum) {
     if (xt == bool_) throw NotImplementedError(shape_msg(op, x) + " has no vulkan kernel for bool");
     // One invocation per line, sequential, in chunks of kScanChunk elements
@@ -269,6 +311,7 @@ void VulkanBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
       a.n = std::min(kScanChunk, g.n - i0);
       launch(v, static_cast<uint64_t>(g.nout), a);
     }
+    note_canonical(op, x, out);
     return;
   }
   if (op != OpId::softmax && op != OpId::log_softmax)
@@ -279,8 +322,8 @@ void VulkanBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
   const bool is_log = op == OpId::log_softmax;
   const Dtype ad = acc_dtype(xt);
   auto m = scratch(*this, g.nout, ad), s = scratch(*this, g.nout, ad);
-  run_reduce(*this, kMax, x, g, 0, kNone, 0, addr(m), 0, kOutAcc);
-  run_reduce(*this, kExpSum, x, g, addr(m), is_log ? kLog : kRecip, 0, addr(s), 0, kOutAcc);
+  run_reduce(*this, v, kMax, x, g, 0, kNone, 0, addr(m), 0, kOutAcc);
+  run_reduce(*this, v, kExpSum, x, g, addr(m), is_log ? kLog : kRecip, 0, addr(s), 0, kOutAcc);
   RedArgs a = base_args(x, g);
   a.okg = og.kept, a.org = og.red;
   a.dst = address(out);
@@ -288,6 +331,7 @@ void VulkanBackend::scan_op(OpId op, const Tensor& x, int64_t dim, const Tensor&
   a.red = is_log ? 1 : 0;
   a.stage = kSoftmax;
   launch(v, static_cast<uint64_t>(g.nout * g.n), a);
+  note_canonical(op, x, out);
 }
 
 }  // namespace concord::detail::vk

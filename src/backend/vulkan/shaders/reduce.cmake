@@ -11,3 +11,7 @@ foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
     concord_vk_shader(reduce_${d} reduce.comp DEFINES X=${d} ACC_I=1)
   endif()
 endforeach()
+# The reproducible mode's variants (reduce_xops.glsl: float32 on bits).
+foreach(d f16 bf16 f32)
+  concord_vk_shader(reduce_x_${d} reduce.comp DEFINES X=${d} XF=1)
+endforeach()
