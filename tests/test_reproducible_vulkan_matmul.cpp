@@ -17,6 +17,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "concord/concord.h"
@@ -259,6 +260,40 @@ TEST_P(ReproducibleVulkanMatmul, LongSums) {
     const Tensor a2 = randn({65, 1100}, t, kCPU, 36), b2 = randn({1100, 66}, t, kCPU, 37);
     const Tensor da2 = a2.to(device()), db2 = b2.to(device());
     EXPECT_EQ(first_difference(run(OpId::mm, t, [&] { return mm(da2, db2); }), mm(a2, b2)), "") << "mm";
+  }
+}
+
+// float64 sums that stay among the subnormals (products near 1e-309 and
+// 1e-320, alpha and beta rounding them again) and sums that overflow
+// (products up to 1.5e308): lavapipe keeps no float64 subnormals and fuses
+// nothing, so only the integer xd_fma chain gives these bits.
+TEST_P(ReproducibleVulkanMatmul, Float64SubnormalAndOverflowSums) {
+  if (!capabilities(device()).can_store(float64)) GTEST_SKIP() << "no float64 on " << device().str();
+  ReproducibleGuard on(true);
+  Lcg g{77};
+  auto fill = [&](Shape shape, double scale) {
+    std::vector<double> v(static_cast<size_t>(numel(shape)));
+    for (double& x : v) x = g.uniform64() * scale;
+    return from_vector(v, std::move(shape));
+  };
+  const std::pair<double, double> scales[] = {{1e-160, 3e-149}, {1e-160, 1e-160}, {1e154, 1.5e154}};
+  for (const auto& [sa, sb] : scales) {
+    SCOPED_TRACE(sa < 1 ? (sb > 1e-150 ? "products near 1e-309" : "products near 1e-320") : "products up to 1.5e308");
+    const Tensor a = fill({7, 9}, sa), b = fill({9, 33}, sb), c = fill({7, 33}, sa * sb);
+    const Tensor da = a.to(device()), db = b.to(device()), dc = c.to(device());
+    const Tensor want = mm(a, b);
+    // The data does what it says: most results subnormal, or some overflowed.
+    int64_t tiny = 0, inf = 0;
+    for (double x : want.to_vector<double>()) {
+      tiny += x != 0 && std::abs(x) < std::numeric_limits<double>::min();
+      inf += std::isinf(x);
+    }
+    EXPECT_TRUE(sa < 1 ? tiny > want.numel() / 2 : inf > 0) << tiny << " subnormal, " << inf << " inf";
+    EXPECT_EQ(first_difference(run(OpId::mm, float64, [&] { return mm(da, db); }), want), "") << "mm";
+    EXPECT_EQ(first_difference(run(OpId::addmm, float64, [&] { return addmm(dc, da, db, Scalar(-1.5), Scalar(0.75)); }),
+                               addmm(c, a, b, Scalar(-1.5), Scalar(0.75))),
+              "")
+        << "addmm";
   }
 }
 
