@@ -130,7 +130,7 @@ static_assert(sizeof(CanonArgs) == 176);
 // gain is in shared-memory reads per fma (lavapipe, 512^3 float32: RB = 1, 4
 // took 3.4, 1.4 s); padded rows and columns of a ragged tile cost full steps,
 // hence the fit. float64's two padded panels at RB = 4 take 16.25 KiB of
-// shared memory, more than the 16 KiB every device has.
+// shared memory, more than the 16 KiB minimum Vulkan guarantees (RB = 2 then).
 int canon_block(const DeviceInfo& info, Dtype dt, int64_t B, int64_t M, int64_t N) {
   const int64_t min_groups = info.type == DeviceType::cpu ? 4 : 256;
   const int64_t bytes = dt == float64 ? 8 : 4;

@@ -27,10 +27,12 @@
 // The host splits long sums into K chunks (llvmpipe ends an invocation after
 // 65535 loop iterations): `flags` bit 0 continues the chains stored in the
 // scratch `acc` [B, M, N] (of the compute type: float32, or float64 for
-// f64), bit 1 stores them there instead of finishing. The chain is the same one, only paused between dispatches.
+// f64), bit 1 stores them there instead of finishing. The chain is the same
+// one, only paused between dispatches.
 //
-// Every floating result comes from xf32.glsl / xf64.glsl (or is +0), so NaNs are already
-// the canonical quiet NaN: no separate NaN pass is needed after this kernel.
+// Every floating result comes from xf32.glsl / xf64.glsl (or is +0), so NaNs
+// are already the canonical quiet NaN: no separate NaN pass is needed after
+// this kernel.
 // The workgroup grid is (ceil(N/TILE), ceil(M/TILE), B), offset by (gx0,
 // gy0, gb0) when the host splits a grid larger than the device's limits.
 #version 460
