@@ -209,7 +209,7 @@ TEST_P(ReproducibleVulkanMatmul, EmptySum) {
     const Tensor a = zeros({7, 0}, t), b = zeros({0, 33}, t), c = special({7, 33}, t, 21), e = zeros({0}, t);
     const Tensor da = a.to(device()), db = b.to(device()), dc = c.to(device()), de = e.to(device());
     EXPECT_EQ(first_difference(run(OpId::mm, t, [&] { return mm(da, db); }), mm(a, b)), "") << "mm";
-    for (double beta : {0.3, -1.0, 1e-50}) {
+    for (double beta : {0.3, -1.0, 1e-50, 0.0}) {
       EXPECT_EQ(first_difference(run(OpId::addmm, t, [&] { return addmm(dc, da, db, Scalar(beta), Scalar(2)); }),
                                  addmm(c, a, b, Scalar(beta), Scalar(2))),
                 "")
