@@ -68,13 +68,13 @@ Capabilities capabilities(int index) {
   // operations (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl): the
   // CPU's bits whatever keeps_subnormals says.
   claim_reproducible_elementwise(c);
-  // The matmul family: float32 and the halves run the CPU's fma chain on bits
-  // in integer arithmetic (gemm_canon.comp, xf32.glsl), so whatever the float
-  // controls; integers wrap exactly like the CPU's loop. float64 is not claimed.
+  // The matmul family: every floating dtype runs the CPU's fma chain on bits
+  // in integer arithmetic (gemm_canon.comp on xf32.glsl / xf64.glsl), so
+  // whatever the float controls; integers wrap exactly like the CPU's loop.
   for (OpId op : {OpId::matmul, OpId::mm, OpId::bmm, OpId::mv, OpId::dot, OpId::outer, OpId::addmm, OpId::baddbmm,
                   OpId::linear}) {
     const int i = static_cast<int>(op);
-    c.reproducible[i] = c.reproducible[i] | (c.native[i] - DtypeSet{float64});
+    c.reproducible[i] = c.reproducible[i] | c.native[i];
   }
   // Reductions, cumsum, softmax and log_softmax of float16, bfloat16 and
   // float32 have exact variants (reduce_xops.glsl: float32 on bits, integer
