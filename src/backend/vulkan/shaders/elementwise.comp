@@ -9,7 +9,8 @@
 //   -DOP_<name>=<OpId>  every elementwise op's code (elementwise.cmake)
 //   -DXF=1       the reproducible mode's variant of f16/bf16/f32 (kinds 1-5):
 //                values are float32 bits in a uint, computed with integer
-//                operations only (xf32.glsl, elementwise_xf32.glsl)
+//                operations only (xf32.glsl, elementwise_xf32.glsl; log, tanh
+//                and sigmoid in float64 on bits: xf64.glsl, xmath32.glsl)
 //   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
 //                (xf64.glsl, elementwise_xf64.glsl); no double instruction
 // The op is args.op: one variant serves every op of its kind. The op
@@ -22,6 +23,8 @@
 
 #if defined(XF)
 #include "xf32.glsl"
+#include "xf64.glsl"
+#include "xmath32.glsl"
 #include "elementwise_xf32.glsl"
 #define VT uint
 // xf32.glsl's XLOAD(T) pastes its argument as written: one more level here

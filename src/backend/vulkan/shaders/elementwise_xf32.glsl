@@ -10,6 +10,7 @@
 // and the dispatcher needs no separate NaN pass. An op without its case here gives NaN (or false) and is
 // never claimed in the mode (kXUnary / kXBinary in elementwise.cpp).
 //
+// log, tanh and sigmoid come from xmath32.glsl (float64 inside, on bits).
 // Defined here on top of xf32.glsl: the rounding ops, sign, relu, fmod and
 // Python's % and //, maximum/minimum/clamp, each mirroring the CPU's
 // expression operation for operation.
@@ -112,6 +113,9 @@ uint uop(int op, uint x) {
     case OP_rsqrt: return xf_div(XF_ONE, xf_sqrt(x));  // two roundings, as the CPU's 1 / sqrt(x)
     case OP_reciprocal: return xf_div(XF_ONE, x);
     case OP_exp: return xf_exp(x);
+    case OP_log: return xm_log(x);  // float64 inside, as the CPU (xmath32.glsl)
+    case OP_tanh: return xm_tanh(x);
+    case OP_sigmoid: return xm_sigmoid(x);
     default: return XF_NAN;
   }
 }

@@ -1,0 +1,137 @@
+// shaders/xmath32.glsl — the CPU's float32 log, tanh and sigmoid on float32
+// BITS, with integer operations only: float64 inside through xf64.glsl.
+//
+//   uint xm_log(uint x)       the CPU's log_f32 (cpu/vec_math.h, vec_impl_math.h Log)
+//   uint xm_tanh(uint x)      vec_impl_math.h Tanh
+//   uint xm_sigmoid(uint x)   vec_impl_math.h Sigmoid
+//   uint64_t xm_exp_d(uint64_t x), xm_expm1_d(uint64_t x)   the float64 helpers
+//
+// Why: the CPU computes these in float64 and rounds once. Vulkan promises no
+// correctly rounded double division, no kept subnormals and no fused fma (and
+// may contract a * b + c); here every double operation is an xd_* call in the
+// CPU's order (OpenCL's mirror is kernels/cpu_math.cl), so the result is the
+// CPU's bits on any device. Every a * b + c is xd_add(xd_mul(a, b), c): the
+// CPU's build does not contract either. Every NaN result is XF_NAN (the mode's
+// canonical NaN), so a variant built on these needs no separate NaN pass.
+//
+// Include after common.glsl, dtypes.glsl, xf32.glsl and xf64.glsl. Also valid
+// C++ (tests/test_reproducible_vulkan_math.cpp checks it against the CPU).
+// Example: `XSTORE(f32)(dst, i, xm_log(XLOAD(f32)(src, i)));`
+#ifndef CONCORD_XMATH32_GLSL
+#define CONCORD_XMATH32_GLSL
+
+// The CPU's constants (cpu/vec_math.h expc, and Log's), as float64 bits.
+#define XM_LOG2E 0x3ff71547652b82feul  // 1.4426950408889634074
+#define XM_SHIFT 0x4338000000000000ul  // 1.5 * 2^52
+#define XM_LN2HI 0x3fe62e42fee00000ul
+#define XM_LN2LO 0x3dea39ef35793c76ul
+#define XM_LN2 0x3fe62e42fefa39eful    // 0.69314718055994530942
+#define XM_ONE 0x3ff0000000000000ul
+#define XM_TWO 0x4000000000000000ul
+#define XM_INV2 0x3fe0000000000000ul   // 1/k!, rounded as the compiler rounds 1.0 / k!
+#define XM_INV3 0x3fc5555555555555ul
+#define XM_INV4 0x3fa5555555555555ul
+#define XM_INV5 0x3f81111111111111ul
+#define XM_INV6 0x3f56c16c16c16c17ul
+#define XM_INV7 0x3f2a01a01a01a01aul
+#define XM_INV8 0x3efa01a01a01a01aul
+#define XM_INV9 0x3ec71de3a556c734ul
+#define XM_A13 0x3fc3b13b13b13b14ul    // 2.0 / 13, 2.0 / 11, ..., 2.0 / 3
+#define XM_A11 0x3fc745d1745d1746ul
+#define XM_A9 0x3fcc71c71c71c71cul
+#define XM_A7 0x3fd2492492492492ul
+#define XM_A5 0x3fd999999999999aul
+#define XM_A3 0x3fe5555555555555ul
+#define XM_F160 0x43200000u            // float32 160 (expc::kClamp)
+#define XM_F20 0x41a00000u             // float32 20
+
+// a * b + c in two roundings, as the CPU writes it.
+uint64_t xm_mad(uint64_t a, uint64_t b, uint64_t c) { return xd_add(xd_mul(a, b), c); }
+
+// x = n ln2 + r, |r| <= ln2/2: r, and s = 2^n from the low bits of t.
+struct XmReduced {
+  uint64_t r, s;
+};
+XmReduced xm_reduce_ln2(uint64_t x) {
+  const uint64_t t = xm_mad(x, XM_LOG2E, XM_SHIFT);
+  const uint64_t n = xd_sub(t, XM_SHIFT);
+  XmReduced v;
+  v.r = xd_sub(xd_sub(x, xd_mul(n, XM_LN2HI)), xd_mul(n, XM_LN2LO));
+  v.s = (t + 1023ul) << 52;  // the bits the CPU reinterprets; meaningless (and unused) for NaN
+  return v;
+}
+
+uint64_t xm_exp_d(uint64_t x) {
+  const XmReduced v = xm_reduce_ln2(x);
+  const uint64_t r = v.r;
+  uint64_t p = xm_mad(r, XM_INV8, XM_INV7);
+  p = xm_mad(p, r, XM_INV6);
+  p = xm_mad(p, r, XM_INV5);
+  p = xm_mad(p, r, XM_INV4);
+  p = xm_mad(p, r, XM_INV3);
+  p = xm_mad(p, r, XM_INV2);
+  p = xm_mad(p, r, XM_ONE);
+  p = xm_mad(p, r, XM_ONE);
+  return xd_mul(p, v.s);
+}
+
+uint64_t xm_expm1_d(uint64_t x) {
+  const XmReduced v = xm_reduce_ln2(x);
+  const uint64_t r = v.r;
+  uint64_t p = xm_mad(r, XM_INV9, XM_INV8);
+  p = xm_mad(p, r, XM_INV7);
+  p = xm_mad(p, r, XM_INV6);
+  p = xm_mad(p, r, XM_INV5);
+  p = xm_mad(p, r, XM_INV4);
+  p = xm_mad(p, r, XM_INV3);
+  p = xm_mad(p, r, XM_INV2);
+  p = xm_mad(p, r, XM_ONE);
+  const uint64_t q = xd_mul(p, r);
+  return xd_add(xd_mul(q, v.s), xd_sub(v.s, XM_ONE));
+}
+
+// The x86 minps/maxps rule: a < b ? a : b returns b when either is NaN.
+uint xm_min_x86(uint a, uint b) { return xf_lt(a, b) ? a : b; }
+uint xm_max_x86(uint a, uint b) { return xf_lt(b, a) ? a : b; }
+
+// 1 / (1 + exp(-x)) in float64, -x clamped to [-160, 160] (NaN passes).
+uint xm_sigmoid(uint x) {
+  const uint c = xm_max_x86(XM_F160 | XF_SIGN, xm_min_x86(XM_F160, xf_neg(x)));
+  const uint64_t e = xm_exp_d(xd_from_f32(c));
+  return xd_to_f32(xd_div(XM_ONE, xd_add(XM_ONE, e)));
+}
+
+// sign(x) * e / (e + 2), e = expm1(2|x|), |x| clamped to 20 (NaN passes).
+uint xm_tanh(uint x) {
+  uint ax = x & 0x7fffffffu;
+  ax = xf_lt(XM_F20, ax) ? XM_F20 : ax;
+  const uint64_t a = xd_from_f32(ax);
+  const uint64_t e = xm_expm1_d(xd_add(a, a));
+  const uint t = xd_to_f32(xd_div(e, xd_add(e, XM_TWO)));
+  return xf_isnan(t) ? XF_NAN : t | (x & XF_SIGN);
+}
+
+// e ln2 + 2 atanh(s), s = (m - 1) / (m + 1), x = 2^e m, m in [sqrt(1/2), sqrt(2)).
+uint xm_log(uint x) {
+  if (xf_isnan(x)) return XF_NAN;               // the CPU's x + x, made canonical
+  if (x == XF_INF) return XF_INF;
+  if (xf_iszero(x)) return XF_INF | XF_SIGN;    // log(±0) = -inf
+  if ((x & XF_SIGN) != 0u) return XF_NAN;       // x < 0, -inf included
+  const uint64_t bits = xd_from_f32(x);         // exact: float subnormals are normal doubles
+  const uint64_t mant = bits & 0x000ffffffffffffful;
+  const uint64_t big = 1ul - ((mant - (0x6a09e667f3bcdul + 1ul)) >> 63);  // m > sqrt(2)
+  const uint64_t e = ((bits >> 52) & 0x7fful) + big;
+  const uint64_t m = (mant | 0x3ff0000000000000ul) - (big << 52);
+  const uint64_t s = xd_div(xd_sub(m, XM_ONE), xd_add(m, XM_ONE));
+  const uint64_t z = xd_mul(s, s);
+  uint64_t p = xm_mad(z, XM_A13, XM_A11);
+  p = xm_mad(p, z, XM_A9);
+  p = xm_mad(p, z, XM_A7);
+  p = xm_mad(p, z, XM_A5);
+  p = xm_mad(p, z, XM_A3);
+  p = xm_mad(p, z, XM_TWO);
+  const uint64_t ed = xd_sub(e + (XM_SHIFT - 1023ul), XM_SHIFT);  // e - 1023, exactly
+  return xd_to_f32(xd_add(xd_mul(ed, XM_LN2), xd_mul(s, p)));
+}
+
+#endif
