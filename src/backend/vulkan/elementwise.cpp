@@ -59,13 +59,13 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 
 // The ops whose "_x" variants (float bits, integer operations only) give
 // the CPU's bits for float32, the halves and float64 whatever the device's
-// float controls do with subnormals (log, tanh, sigmoid: float64 on bits
-// inside, shaders/xmath32.glsl). The other transcendentals (expm1, log1p,
-// log2, sin, cos, tan, gelu, erf, atan2, pow and pow(x, number)) have no such
+// float controls do with subnormals (log, tanh, sigmoid, expm1, log1p, log2:
+// float64 on bits inside, shaders/xmath32.glsl). The other transcendentals
+// (sin, cos, tan, gelu, erf, atan2, pow and pow(x, number)) have no such
 // variant: the mode runs them on the CPU.
 constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,        OpId::floor,
                           OpId::ceil, OpId::round, OpId::trunc,      OpId::sqrt,        OpId::rsqrt,
-                          OpId::reciprocal, OpId::exp, OpId::log, OpId::tanh, OpId::sigmoid, OpId::isnan,  OpId::isinf,       OpId::isfinite,
+                          OpId::reciprocal, OpId::exp, OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2, OpId::isnan,  OpId::isinf,       OpId::isfinite,
                           OpId::logical_not, OpId::add, OpId::sub,   OpId::mul,         OpId::div,
                           OpId::maximum, OpId::minimum, OpId::remainder, OpId::floor_divide, OpId::eq,
                           OpId::ne,   OpId::lt,    OpId::le,         OpId::gt,          OpId::ge,
@@ -73,12 +73,13 @@ constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,
 const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but exp, log, tanh and sigmoid (the CPU's float64 ones
-// are double-double algorithms that elementwise_xf64.glsl does not mirror:
-// the mode runs them on the CPU).
+// every op of kXOps but the transcendentals (the CPU's float64 ones are
+// double-double algorithms that elementwise_xf64.glsl does not mirror: the
+// mode runs them on the CPU).
+constexpr OpId kXF32Only[] = {OpId::exp, OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = op == OpId::exp || op == OpId::log || op == OpId::tanh || op == OpId::sigmoid;
+  const bool f32_only = std::find(std::begin(kXF32Only), std::end(kXF32Only), op) != std::end(kXF32Only);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 

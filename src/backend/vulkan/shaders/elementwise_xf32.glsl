@@ -10,7 +10,8 @@
 // and the dispatcher needs no separate NaN pass. An op without its case here gives NaN (or false) and is
 // never claimed in the mode (kXUnary / kXBinary in elementwise.cpp).
 //
-// log, tanh and sigmoid come from xmath32.glsl (float64 inside, on bits).
+// log, tanh, sigmoid, expm1, log1p and log2 come from xmath32.glsl (float64
+// inside, on bits).
 // Defined here on top of xf32.glsl: the rounding ops, sign, relu, fmod and
 // Python's % and //, maximum/minimum/clamp, each mirroring the CPU's
 // expression operation for operation.
@@ -116,6 +117,9 @@ uint uop(int op, uint x) {
     case OP_log: return xm_log(x);  // float64 inside, as the CPU (xmath32.glsl)
     case OP_tanh: return xm_tanh(x);
     case OP_sigmoid: return xm_sigmoid(x);
+    case OP_expm1: return xm_expm1(x);  // the mode's canon_explog.h algorithms
+    case OP_log1p: return xm_log1p(x);
+    case OP_log2: return xm_log2(x);
     default: return XF_NAN;
   }
 }

@@ -4,6 +4,9 @@
 //   uint xm_log(uint x)       the CPU's log_f32 (cpu/vec_math.h, vec_impl_math.h Log)
 //   uint xm_tanh(uint x)      vec_impl_math.h Tanh
 //   uint xm_sigmoid(uint x)   vec_impl_math.h Sigmoid
+//   uint xm_expm1(uint x), xm_log1p(uint x), xm_log2(uint x)
+//                             the mode's concord_expm1_f32 / log1p / log2
+//                             (backend/common/canon_explog.h)
 //   uint64_t xm_exp_d(uint64_t x), xm_expm1_d(uint64_t x)   the float64 helpers
 //
 // Why: the CPU computes these in float64 and rounds once. Vulkan promises no
@@ -42,6 +45,18 @@
 #define XM_A7 0x3fd2492492492492ul
 #define XM_A5 0x3fd999999999999aul
 #define XM_A3 0x3fe5555555555555ul
+#define XM_INV10 0x3e927e4fb7789f5cul
+#define XM_INV11 0x3e5ae64567f544e4ul
+#define XM_INV12 0x3e21eed8eff8d898ul
+#define XM_INV13 0x3de6124613a86d09ul
+#define XM_A19 0x3fbaf286bca1af28ul
+#define XM_A17 0x3fbe1e1e1e1e1e1eul
+#define XM_A15 0x3fc1111111111111ul
+#define XM_SQRT2 0x3ff6a09e667f3bcdul  // 1.4142135623730951
+#define XM_HALF_LN2 0x3fd62e42fefa39eful  // 0.34657359027997264
+#define XM_D100 0x4059000000000000ul
+#define XM_LOG1P_LO 0xbfd2bec333018867ul  // -0.29289321881345248
+#define XM_LOG1P_HI 0x3fda827999fcef34ul  // 0.41421356237309515
 #define XM_F160 0x43200000u            // float32 160 (expc::kClamp)
 #define XM_F20 0x41a00000u             // float32 20
 
@@ -132,6 +147,97 @@ uint xm_log(uint x) {
   p = xm_mad(p, z, XM_TWO);
   const uint64_t ed = xd_sub(e + (XM_SHIFT - 1023ul), XM_SHIFT);  // e - 1023, exactly
   return xd_to_f32(xd_add(xd_mul(ed, XM_LN2), xd_mul(s, p)));
+}
+
+// canon_explog.h's concord_xl_expm1_small: r * (1 + r/2! + ... + r^12/13!).
+uint64_t xm_expm1_small(uint64_t r) {
+  uint64_t q = xm_mad(r, XM_INV13, XM_INV12);
+  q = xm_mad(q, r, XM_INV11);
+  q = xm_mad(q, r, XM_INV10);
+  q = xm_mad(q, r, XM_INV9);
+  q = xm_mad(q, r, XM_INV8);
+  q = xm_mad(q, r, XM_INV7);
+  q = xm_mad(q, r, XM_INV6);
+  q = xm_mad(q, r, XM_INV5);
+  q = xm_mad(q, r, XM_INV4);
+  q = xm_mad(q, r, XM_INV3);
+  q = xm_mad(q, r, XM_INV2);
+  q = xm_mad(q, r, XM_ONE);
+  return xd_mul(r, q);
+}
+
+// e^x - 1: |x| clamped to 100, the small range directly, else
+// 2^n expm1(r) + (2^n - 1). The reduction is xm_reduce_ln2's (the same
+// constants; its s is canon_explog.h's 2^n from (int64)n + 1023).
+uint xm_expm1(uint x) {
+  if (xf_isnan(x)) return XF_NAN;
+  uint64_t w = xd_from_f32(x);
+  if (xd_lt(XM_D100, w)) w = XM_D100;
+  if (xd_lt(w, XM_D100 | XD_SIGN)) w = XM_D100 | XD_SIGN;
+  if (xd_lt(w, XM_HALF_LN2) && xd_lt(XM_HALF_LN2 | XD_SIGN, w)) return xd_to_f32(xm_expm1_small(w));
+  const XmReduced v = xm_reduce_ln2(w);
+  return xd_to_f32(xd_add(xd_mul(v.s, xm_expm1_small(v.r)), xd_sub(v.s, XM_ONE)));
+}
+
+// canon_explog.h's concord_xl_atanh2_poly: 2 atanh(s) / s in z = s^2.
+uint64_t xm_atanh2_poly(uint64_t z) {
+  uint64_t p = xm_mad(z, XM_A19, XM_A17);
+  p = xm_mad(p, z, XM_A15);
+  p = xm_mad(p, z, XM_A13);
+  p = xm_mad(p, z, XM_A11);
+  p = xm_mad(p, z, XM_A9);
+  p = xm_mad(p, z, XM_A7);
+  p = xm_mad(p, z, XM_A5);
+  p = xm_mad(p, z, XM_A3);
+  p = xm_mad(p, z, XM_TWO);
+  return p;
+}
+
+// canon_explog.h's concord_xl_reduce_log for a positive finite normal double
+// u = 2^e m, m in [sqrt2/2, sqrt2]: s = (m - 1) / (m + 1), and e as a double
+// (exact: the SHIFT trick, as (double)e).
+struct XmLogReduced {
+  uint64_t s, e;
+};
+XmLogReduced xm_reduce_log(uint64_t u) {
+  int k = int((u >> 52) & 0x7fful) - 1023;
+  uint64_t m = (u & 0x000ffffffffffffful) | 0x3ff0000000000000ul;
+  if (xd_lt(XM_SQRT2, m)) {
+    m = xd_mul(m, XM_INV2);
+    k = k + 1;
+  }
+  XmLogReduced v;
+  v.s = xd_div(xd_sub(m, XM_ONE), xd_add(m, XM_ONE));
+  v.e = xd_sub(uint64_t(int64_t(XM_SHIFT) + int64_t(k)), XM_SHIFT);
+  return v;
+}
+
+// ln(1 + x): 2 atanh(x / (2 + x)) near 0 (keeps -0 and tiny x), else the
+// reduction of 1 + x (exact in double for the floats that get there).
+uint xm_log1p(uint x) {
+  if (xf_isnan(x)) return XF_NAN;
+  if (xf_lt(x, XF_SIGN | 0x3f800000u)) return XF_NAN;  // x < -1, -inf included
+  if (x == (XF_SIGN | 0x3f800000u)) return XF_SIGN | XF_INF;
+  if (x == XF_INF) return XF_INF;
+  const uint64_t w = xd_from_f32(x);
+  if (xd_lt(XM_LOG1P_LO, w) && xd_lt(w, XM_LOG1P_HI)) {
+    const uint64_t s = xd_div(w, xd_add(XM_TWO, w));
+    return xd_to_f32(xd_mul(s, xm_atanh2_poly(xd_mul(s, s))));
+  }
+  const XmLogReduced v = xm_reduce_log(xd_add(XM_ONE, w));
+  const uint64_t l = xd_mul(v.s, xm_atanh2_poly(xd_mul(v.s, v.s)));
+  return xd_to_f32(xd_add(xd_mul(v.e, XM_LN2HI), xd_add(xd_mul(v.e, XM_LN2LO), l)));
+}
+
+// log2(x) = e + 2 atanh(s) log2(e); float subnormals are normal doubles.
+uint xm_log2(uint x) {
+  if (xf_isnan(x)) return XF_NAN;
+  if (xf_iszero(x)) return XF_SIGN | XF_INF;  // before the sign test: log2(-0) = -inf
+  if ((x & XF_SIGN) != 0u) return XF_NAN;
+  if (x == XF_INF) return XF_INF;
+  const XmLogReduced v = xm_reduce_log(xd_from_f32(x));
+  const uint64_t l = xd_mul(v.s, xm_atanh2_poly(xd_mul(v.s, v.s)));
+  return xd_to_f32(xd_add(v.e, xd_mul(l, XM_LOG2E)));
 }
 
 #endif
