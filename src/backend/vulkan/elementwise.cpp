@@ -76,10 +76,13 @@ const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 // every op of kXOps but the transcendentals (the CPU's float64 ones are
 // double-double algorithms that elementwise_xf64.glsl does not mirror: the
 // mode runs them on the CPU).
-constexpr OpId kXF32Only[] = {OpId::exp, OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
+// The float64-inside ones (xmath32.glsl) have their own variants,
+// "ew_xmath_<dtype>_x": the other unary ops keep a small shader.
+constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
+bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath); }
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = std::find(std::begin(kXF32Only), std::end(kXF32Only), op) != std::end(kXF32Only);
+  const bool f32_only = op == OpId::exp || is_xmath(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -155,6 +158,7 @@ void claims_elementwise(Claims& c) {
     if (is_floating(d)) c.need(std::string("ew_pows_") + suffix(d));
     if (kXDtypes.has(d))
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
+    if (f32ish.has(d)) c.need(variant("xmath", d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -173,7 +177,8 @@ void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   if (n == 0) return;
   const Geom go = geom(out);
   const bool xb = on_bits(op, x.dtype());
-  launch(variant(is_predicate(op) ? "upred" : "unary", x.dtype(), xb), static_cast<uint64_t>(n),
+  const char* kind = is_predicate(op) ? "upred" : xb && is_xmath(op) ? "xmath" : "unary";
+  launch(variant(kind, x.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(x), address(x), n, static_cast<int32_t>(op), 0, 0, 0, go,
                 geom_as(x, out.shape()), go});
   fused_if(xb, out);
