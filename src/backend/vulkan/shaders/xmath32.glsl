@@ -57,11 +57,32 @@
 #define XM_D100 0x4059000000000000ul
 #define XM_LOG1P_LO 0xbfd2bec333018867ul  // -0.29289321881345248
 #define XM_LOG1P_HI 0x3fda827999fcef34ul  // 0.41421356237309515
+// The polynomials' coefficients, highest degree first, as one table that
+// xm_horner walks in a loop: a shader of one loop per polynomial, not of
+// dozens of inlined float64 emulations (pipeline creation on software
+// devices grows with the code). [0, 14): 1/13!, ..., 1/2!, 1, 1; [14, 24):
+// 2/19, 2/17, ..., 2/3, 2.
+#define XM_COEF_LIST                                                                                       \
+  XM_INV13, XM_INV12, XM_INV11, XM_INV10, XM_INV9, XM_INV8, XM_INV7, XM_INV6, XM_INV5, XM_INV4, XM_INV3, \
+      XM_INV2, XM_ONE, XM_ONE, XM_A19, XM_A17, XM_A15, XM_A13, XM_A11, XM_A9, XM_A7, XM_A5, XM_A3, XM_TWO
+#ifdef __cplusplus
+const uint64_t XM_COEF[24] = {XM_COEF_LIST};
+#else
+const uint64_t XM_COEF[24] = uint64_t[24](XM_COEF_LIST);
+#endif
 #define XM_F160 0x43200000u            // float32 160 (expc::kClamp)
 #define XM_F20 0x41a00000u             // float32 20
 
 // a * b + c in two roundings, as the CPU writes it.
 uint64_t xm_mad(uint64_t a, uint64_t b, uint64_t c) { return xd_add(xd_mul(a, b), c); }
+
+// Horner over XM_COEF[first .. first + n]: p = c0, then p = p * x + c_i, the
+// CPU's `p = x * c0 + c1; p = p * x + c2; ...` (x * c0 == c0 * x, bit for bit).
+uint64_t xm_horner(uint64_t x, int first, int n) {
+  uint64_t p = XM_COEF[first];
+  for (int i = 1; i <= n; ++i) p = xm_mad(p, x, XM_COEF[first + i]);
+  return p;
+}
 
 // x = n ln2 + r, |r| <= ln2/2: r, and s = 2^n from the low bits of t.
 struct XmReduced {
@@ -78,30 +99,13 @@ XmReduced xm_reduce_ln2(uint64_t x) {
 
 uint64_t xm_exp_d(uint64_t x) {
   const XmReduced v = xm_reduce_ln2(x);
-  const uint64_t r = v.r;
-  uint64_t p = xm_mad(r, XM_INV8, XM_INV7);
-  p = xm_mad(p, r, XM_INV6);
-  p = xm_mad(p, r, XM_INV5);
-  p = xm_mad(p, r, XM_INV4);
-  p = xm_mad(p, r, XM_INV3);
-  p = xm_mad(p, r, XM_INV2);
-  p = xm_mad(p, r, XM_ONE);
-  p = xm_mad(p, r, XM_ONE);
+  const uint64_t p = xm_horner(v.r, 5, 8);  // 1/8!, ..., 1/2!, 1, 1
   return xd_mul(p, v.s);
 }
 
 uint64_t xm_expm1_d(uint64_t x) {
   const XmReduced v = xm_reduce_ln2(x);
-  const uint64_t r = v.r;
-  uint64_t p = xm_mad(r, XM_INV9, XM_INV8);
-  p = xm_mad(p, r, XM_INV7);
-  p = xm_mad(p, r, XM_INV6);
-  p = xm_mad(p, r, XM_INV5);
-  p = xm_mad(p, r, XM_INV4);
-  p = xm_mad(p, r, XM_INV3);
-  p = xm_mad(p, r, XM_INV2);
-  p = xm_mad(p, r, XM_ONE);
-  const uint64_t q = xd_mul(p, r);
+  const uint64_t q = xd_mul(xm_horner(v.r, 4, 8), v.r);  // 1/9!, ..., 1/2!, 1
   return xd_add(xd_mul(q, v.s), xd_sub(v.s, XM_ONE));
 }
 
@@ -139,32 +143,13 @@ uint xm_log(uint x) {
   const uint64_t m = (mant | 0x3ff0000000000000ul) - (big << 52);
   const uint64_t s = xd_div(xd_sub(m, XM_ONE), xd_add(m, XM_ONE));
   const uint64_t z = xd_mul(s, s);
-  uint64_t p = xm_mad(z, XM_A13, XM_A11);
-  p = xm_mad(p, z, XM_A9);
-  p = xm_mad(p, z, XM_A7);
-  p = xm_mad(p, z, XM_A5);
-  p = xm_mad(p, z, XM_A3);
-  p = xm_mad(p, z, XM_TWO);
+  const uint64_t p = xm_horner(z, 17, 6);  // 2/13, 2/11, ..., 2/3, 2
   const uint64_t ed = xd_sub(e + (XM_SHIFT - 1023ul), XM_SHIFT);  // e - 1023, exactly
   return xd_to_f32(xd_add(xd_mul(ed, XM_LN2), xd_mul(s, p)));
 }
 
 // canon_explog.h's concord_xl_expm1_small: r * (1 + r/2! + ... + r^12/13!).
-uint64_t xm_expm1_small(uint64_t r) {
-  uint64_t q = xm_mad(r, XM_INV13, XM_INV12);
-  q = xm_mad(q, r, XM_INV11);
-  q = xm_mad(q, r, XM_INV10);
-  q = xm_mad(q, r, XM_INV9);
-  q = xm_mad(q, r, XM_INV8);
-  q = xm_mad(q, r, XM_INV7);
-  q = xm_mad(q, r, XM_INV6);
-  q = xm_mad(q, r, XM_INV5);
-  q = xm_mad(q, r, XM_INV4);
-  q = xm_mad(q, r, XM_INV3);
-  q = xm_mad(q, r, XM_INV2);
-  q = xm_mad(q, r, XM_ONE);
-  return xd_mul(r, q);
-}
+uint64_t xm_expm1_small(uint64_t r) { return xd_mul(r, xm_horner(r, 0, 12)); }  // 1/13!, ..., 1/2!, 1
 
 // e^x - 1: |x| clamped to 100, the small range directly, else
 // 2^n expm1(r) + (2^n - 1). The reduction is xm_reduce_ln2's (the same
@@ -180,18 +165,7 @@ uint xm_expm1(uint x) {
 }
 
 // canon_explog.h's concord_xl_atanh2_poly: 2 atanh(s) / s in z = s^2.
-uint64_t xm_atanh2_poly(uint64_t z) {
-  uint64_t p = xm_mad(z, XM_A19, XM_A17);
-  p = xm_mad(p, z, XM_A15);
-  p = xm_mad(p, z, XM_A13);
-  p = xm_mad(p, z, XM_A11);
-  p = xm_mad(p, z, XM_A9);
-  p = xm_mad(p, z, XM_A7);
-  p = xm_mad(p, z, XM_A5);
-  p = xm_mad(p, z, XM_A3);
-  p = xm_mad(p, z, XM_TWO);
-  return p;
-}
+uint64_t xm_atanh2_poly(uint64_t z) { return xm_horner(z, 14, 9); }  // 2/19, ..., 2/3, 2
 
 // canon_explog.h's concord_xl_reduce_log for a positive finite normal double
 // u = 2^e m, m in [sqrt2/2, sqrt2]: s = (m - 1) / (m + 1), and e as a double
