@@ -63,23 +63,25 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // float64 on bits inside, shaders/xmath32.glsl). The other transcendentals
 // (sin, cos, tan, gelu, erf, atan2, pow and pow(x, number)) have no such
 // variant: the mode runs them on the CPU.
-constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,        OpId::floor,
-                          OpId::ceil, OpId::round, OpId::trunc,      OpId::sqrt,        OpId::rsqrt,
-                          OpId::reciprocal, OpId::exp, OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2, OpId::isnan,  OpId::isinf,       OpId::isfinite,
-                          OpId::logical_not, OpId::add, OpId::sub,   OpId::mul,         OpId::div,
-                          OpId::maximum, OpId::minimum, OpId::remainder, OpId::floor_divide, OpId::eq,
-                          OpId::ne,   OpId::lt,    OpId::le,         OpId::gt,          OpId::ge,
-                          OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
+constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
+                          OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
+                          OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
+                          OpId::expm1, OpId::log1p,   OpId::log2,     OpId::isnan,     OpId::isinf,
+                          OpId::isfinite, OpId::logical_not, OpId::add, OpId::sub,     OpId::mul,
+                          OpId::div,   OpId::maximum, OpId::minimum,  OpId::remainder, OpId::floor_divide,
+                          OpId::eq,    OpId::ne,      OpId::lt,       OpId::le,        OpId::gt,
+                          OpId::ge,    OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
 const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
+
+// The float64-inside ones (xmath32.glsl) have their own variants,
+// "ew_xmath_<dtype>_x": the other unary ops keep a small shader.
+constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
+bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath); }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
 // every op of kXOps but the transcendentals (the CPU's float64 ones are
 // double-double algorithms that elementwise_xf64.glsl does not mirror: the
 // mode runs them on the CPU).
-// The float64-inside ones (xmath32.glsl) have their own variants,
-// "ew_xmath_<dtype>_x": the other unary ops keep a small shader.
-constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
-bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath); }
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
   const bool f32_only = op == OpId::exp || is_xmath(op);
