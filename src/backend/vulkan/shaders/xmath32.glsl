@@ -1,5 +1,6 @@
-// shaders/xmath32.glsl — the CPU's float32 log, tanh and sigmoid on float32
-// BITS, with integer operations only: float64 inside through xf64.glsl.
+// shaders/xmath32.glsl — the CPU's float32 log, tanh, sigmoid, expm1, log1p
+// and log2 on float32 BITS, with integer operations only: float64 inside
+// through xf64.glsl.
 //
 //   uint xm_log(uint x)       the CPU's log_f32 (cpu/vec_math.h, vec_impl_math.h Log)
 //   uint xm_tanh(uint x)      vec_impl_math.h Tanh
@@ -9,7 +10,8 @@
 //                             (backend/common/canon_explog.h)
 //   uint64_t xm_exp_d(uint64_t x), xm_expm1_d(uint64_t x)   the float64 helpers
 //
-// Why: the CPU computes these in float64 and rounds once. Vulkan promises no
+// Why: the CPU computes these in float64 and rounds once (the last three as
+// the reproducible mode's canon_explog.h). Vulkan promises no
 // correctly rounded double division, no kept subnormals and no fused fma (and
 // may contract a * b + c); here every double operation is an xd_* call in the
 // CPU's order (OpenCL's mirror is kernels/cpu_math.cl), so the result is the
@@ -109,7 +111,7 @@ uint64_t xm_expm1_d(uint64_t x) {
   return xd_add(xd_mul(q, v.s), xd_sub(v.s, XM_ONE));
 }
 
-// The x86 minps/maxps rule: a < b ? a : b returns b when either is NaN.
+// The x86 minps/maxps rule (a < b ? a : b, a > b ? a : b): b when either is NaN.
 uint xm_min_x86(uint a, uint b) { return xf_lt(a, b) ? a : b; }
 uint xm_max_x86(uint a, uint b) { return xf_lt(b, a) ? a : b; }
 
