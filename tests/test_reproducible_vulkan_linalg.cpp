@@ -43,16 +43,17 @@ struct Lcg {
 };
 
 // Entries of [count, rows, cols] (count 1: [rows, cols]) in float64, then
-// cast to t. Each row gets a scale: 1, or one that pushes the products of the
+// cast to t. Each row gets a scale: 1, one that pushes the products of the
 // elimination into the subnormals of t (float32: 1e-20 · 1e-20; float64:
-// 1e-160 · 1e-160) or towards overflow. `dominant` adds 2·rows to the
+// 1e-160 · 1e-160), one a few binades above the smallest normal (the
+// differences of the elimination cross it), or one towards overflow. `dominant` adds 2·rows to the
 // diagonal (a well-posed system); `specials` makes about 1 entry in 40 an
 // edge value: ±0, a subnormal, the smallest normal, the largest finite, ±inf
 // or NaN (one with a payload).
 Tensor matrix(int64_t count, int64_t rows, int64_t cols, Dtype t, uint64_t seed, bool dominant, bool specials) {
   Lcg g{seed * 0x9e3779b97f4a7c15ull + 3};
   const bool f64 = t == float64;
-  const double tiny = f64 ? 1e-160 : 1e-20, huge = f64 ? 1e150 : 1e18;
+  const double tiny = f64 ? 1e-160 : 1e-20, huge = f64 ? 1e150 : 1e18, edge = f64 ? 4e-307 : 5e-37;
   using F = std::numeric_limits<float>;
   using D = std::numeric_limits<double>;
   const double edges[] = {0.0,
@@ -69,7 +70,7 @@ Tensor matrix(int64_t count, int64_t rows, int64_t cols, Dtype t, uint64_t seed,
   for (int64_t b = 0; b < count; ++b)
     for (int64_t i = 0; i < rows; ++i) {
       const uint32_t r = g.next() % 8;
-      const double scale = r == 0 ? tiny : r == 1 ? huge : 1.0;
+      const double scale = r == 0 ? tiny : r == 1 ? huge : r == 2 ? edge : 1.0;
       for (int64_t j = 0; j < cols; ++j) {
         double& x = v[static_cast<size_t>((b * rows + i) * cols + j)];
         x = g.uniform() * scale;
