@@ -186,7 +186,13 @@ TEST_P(ReproducibleVulkanLinalg, SingularAndSpecialEntries) {
     rep.select(0, 4).copy_(rep.select(0, 1));
     Tensor col = matrix(1, 7, 7, t, 22, false, false);
     col.select(1, 3).fill_(Scalar(0));
-    const Tensor cases[] = {zeros({3, 3}, t), rep, col, matrix(3, 7, 7, t, 23, true, true),
+    // Subnormal columns: the pivot search compares subnormals (all of them
+    // zero to a unit that flushes them: no pivot, info 1).
+    Tensor sub = matrix(1, 7, 7, t, 25, false, false);
+    const double tiny = t == float64 ? 1e-310 : 1e-40;
+    for (int64_t i = 0; i < 7; ++i)
+      for (int64_t j : {0, 1}) sub.select(0, i).select(0, j).fill_(Scalar(tiny * static_cast<double>((i * 5 + j) % 7 - 3)));
+    const Tensor cases[] = {zeros({3, 3}, t), rep, col, sub, matrix(3, 7, 7, t, 23, true, true),
                             matrix(1, 33, 33, t, 24, false, true)};
     for (const Tensor& a : cases) {
       const Tensor da = a.to(device());
