@@ -191,7 +191,8 @@ TEST_P(ReproducibleVulkanLinalg, SingularAndSpecialEntries) {
     Tensor sub = matrix(1, 7, 7, t, 25, false, false);
     const double tiny = t == float64 ? 1e-310 : 1e-40;
     for (int64_t i = 0; i < 7; ++i)
-      for (int64_t j : {0, 1}) sub.select(0, i).select(0, j).fill_(Scalar(tiny * static_cast<double>((i * 5 + j) % 7 - 3)));
+      for (int64_t j : {0, 1})
+        sub.select(0, i).select(0, j).fill_(Scalar(tiny * static_cast<double>((i * 5 + j) % 7 - 3)));
     const Tensor cases[] = {zeros({3, 3}, t), rep, col, sub, matrix(3, 7, 7, t, 23, true, true),
                             matrix(1, 33, 33, t, 24, false, true)};
     for (const Tensor& a : cases) {
