@@ -32,7 +32,8 @@ using concord::test::first_difference;
 
 namespace {
 
-const OpId kLinalg[] = {OpId::lu_factor, OpId::lu_solve, OpId::solve, OpId::inv, OpId::cholesky, OpId::solve_triangular};
+const OpId kLinalg[] = {OpId::lu_factor, OpId::lu_solve, OpId::solve,
+                        OpId::inv,       OpId::cholesky, OpId::solve_triangular};
 
 struct Lcg {
   uint64_t s;
