@@ -13,6 +13,7 @@ namespace concord::detail {
 namespace vk {
 
 void claims_reduce_exact(Capabilities& c);  // reduce.cpp
+void claims_linalg_exact(Capabilities& c);  // linalg.cpp
 
 void Claims::claim(OpId op, DtypeSet dtypes) {
   caps.native[static_cast<int>(op)] = caps.native[static_cast<int>(op)] | (dtypes & op_def(op).dtypes & caps.storable);
@@ -84,6 +85,9 @@ Capabilities capabilities(int index) {
   // float32 have exact variants (reduce_xops.glsl: float32 on bits, integer
   // instructions only), so they are claimed whatever the rule says.
   claims_reduce_exact(c);
+  // LU, solves, inv and Cholesky run the CPU's small-matrix loops on bits
+  // (linalg.comp's "_x" variants): the CPU's bits whatever the float controls.
+  claims_linalg_exact(c);
   return c;
 }
 

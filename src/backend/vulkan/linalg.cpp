@@ -15,13 +15,20 @@
 // OpenCL's local memory is), otherwise in place in device memory by the same
 // shader. det and slogdet finish on the host and the norms have no kernel:
 // they are not claimed.
+//
+// The reproducible mode runs the "_x" variants (linalg_x_f32 / linalg_x_f64):
+// the same loops with every float operation an integer function on bits, so
+// the CPU's bits whatever the device does with subnormals or how it rounds a
+// division or square root; their floating stores are NaN-canonical.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "backend/kernel_errors.h"
+#include "core/nan_rule.h"
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
+#include "concord/policy.h"
 
 namespace concord::detail::vk {
 
@@ -62,7 +69,8 @@ void check_extent(const char* op, int64_t n, int64_t k, const Device& d) {
 // when its n·n elements fit) over `count` matrices, each with `rhs`
 // right-hand-side columns (rows for right solves; 0: none) in slices of kSlice.
 void run_linalg(Context& ctx, const Device& dev, LinalgArgs a, Dtype t, int64_t count, int64_t n, int64_t rhs = 0) {
-  const std::string variant = std::string("linalg_") + suffix(t);
+  // The mode's one choice of shader; the default mode keeps the float instructions.
+  const std::string variant = std::string(reproducible() ? "linalg_x_" : "linalg_") + suffix(t);
   const auto& spirv = embedded_spirv();
   const auto it = spirv.find(variant);
   if (it == spirv.end())
@@ -103,7 +111,18 @@ void claims_linalg(Claims& c) {
       chol.add(t);
   c.claim(OpId::cholesky, chol);
   c.need("linalg_f32");
-  if (floats.has(float64)) c.need("linalg_f64");
+  c.need("linalg_x_f32");
+  if (floats.has(float64)) c.need("linalg_f64"), c.need("linalg_x_f64");
+}
+
+// The reproducible mode: every floating dtype this family runs natively takes
+// the "_x" variants (float16 and bfloat16 in the front ends' float32 working
+// copies, as on the CPU), so it is claimed whatever the float controls.
+void claims_linalg_exact(Capabilities& c) {
+  for (OpId op : {OpId::solve, OpId::lu_factor, OpId::lu_solve, OpId::inv, OpId::solve_triangular, OpId::cholesky}) {
+    const int i = static_cast<int>(op);
+    c.reproducible[i] = c.reproducible[i] | (c.native[i] & kFloatingDtypes);
+  }
 }
 
 void VulkanBackend::lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
@@ -118,6 +137,7 @@ void VulkanBackend::lu_factor(const Tensor& lu, const Tensor& pivots, const Tens
   a.info = address(info), a.info_off = info.offset();
   a.n = static_cast<int32_t>(n);
   run_linalg(ctx_, device_, a, lu.dtype(), count, n);
+  if (reproducible()) nan_rule_fused(lu);  // every element stored through F_CANON or an xf_ result
 }
 
 void VulkanBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) {
@@ -140,7 +160,10 @@ void VulkanBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tenso
   run_linalg(ctx_, device_, a, lu.dtype(), count, n, k);
   int32_t bad = 0;
   ctx_.read(fb, 0, sizeof bad, &bad);
-  if (!bad) return;
+  if (!bad) {
+    if (reproducible()) nan_rule_fused(b);  // the U step stores every element
+    return;
+  }
   std::vector<int32_t> piv(static_cast<size_t>(pivots.numel()));
   ctx_.read(buffer(pivots), static_cast<size_t>(pivots.offset()) * sizeof(int32_t), piv.size() * sizeof(int32_t),
             piv.data());
@@ -158,6 +181,7 @@ void VulkanBackend::cholesky(const Tensor& x, const Tensor& info) {
   a.info = address(info), a.info_off = info.offset();
   a.n = static_cast<int32_t>(n);
   run_linalg(ctx_, device_, a, x.dtype(), count, n);
+  if (reproducible()) nan_rule_fused(x);  // the matrix went through F_CANON whole
 }
 
 void VulkanBackend::solve_triangular(const Tensor& tri, const Tensor& b, bool upper, bool left, bool unitriangular) {
@@ -172,6 +196,7 @@ void VulkanBackend::solve_triangular(const Tensor& tri, const Tensor& b, bool up
   a.n = static_cast<int32_t>(n), a.k = static_cast<int32_t>(k);
   a.upper = upper, a.left = left, a.unit = unitriangular;
   run_linalg(ctx_, device_, a, tri.dtype(), count, n, k);
+  if (reproducible()) nan_rule_fused(b);  // the slices are made canonical first
 }
 
 }  // namespace concord::detail::vk

@@ -1,7 +1,8 @@
 // shaders/linalg.comp — batched dense linear algebra on small matrices, one
 // workgroup per matrix: LU with partial pivoting, LU solve, triangular solve,
 // Cholesky (the Backend methods of the same names). One variant per dtype
-// (float32; float64 with CONCORD_F64=1), the operation chosen by Args.op.
+// (float32; float64 with CONCORD_F64=1), the operation chosen by Args.op, and
+// the reproducible mode's "_x" variants on bits (XMODE, below).
 //
 // Every element receives the same operations in the same order as the CPU
 // backend's small-matrix loops (src/backend/cpu/linalg.cpp, linalg_small.h):
@@ -26,6 +27,49 @@
 #ifndef CONCORD_F64
 #define CONCORD_F64 0
 #endif
+#ifndef XMODE
+#define XMODE 0
+#endif
+// Every float operation goes through the F_* macros: plain float
+// instructions by default; with XMODE (the reproducible mode's "_x"
+// variants) the integer functions of xf32.glsl (XMODE 1, float32 bits in a
+// uint) or xf64.glsl (XMODE 2, float64 bits in a uint64_t), compares and
+// |x| included, so that no float instruction can flush a subnormal or round
+// a division differently from the CPU. Their NaN results are canonical, and
+// F_CANON makes every value loaded canonical too: an "_x" variant's floating
+// stores need no separate NaN pass.
+#if XMODE == 1
+#include "xf32.glsl"
+#define T uint
+#define TSIZE 4ul
+#define NAN_T XF_NAN
+#define ZERO_T 0u
+#define F_SUB(a, b) xf_sub(a, b)
+#define F_MUL(a, b) xf_mul(a, b)
+#define F_DIV(a, b) xf_div(a, b)
+#define F_SQRT(a) xf_sqrt(a)
+#define F_ABS(a) xf_abs(a)
+#define F_GT(a, b) xf_lt(b, a)
+#define F_ISZERO(a) xf_iszero(a)
+#define F_CANON(a) (xf_isnan(a) ? XF_NAN : (a))
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer RefT { uint v; };
+#elif XMODE == 2
+#include "xf32.glsl"
+#include "xf64.glsl"
+#define T uint64_t
+#define TSIZE 8ul
+#define NAN_T XD_NAN
+#define ZERO_T 0ul
+#define F_SUB(a, b) xd_sub(a, b)
+#define F_MUL(a, b) xd_mul(a, b)
+#define F_DIV(a, b) xd_div(a, b)
+#define F_SQRT(a) xd_sqrt(a)
+#define F_ABS(a) xd_abs(a)
+#define F_GT(a, b) xd_lt(b, a)
+#define F_ISZERO(a) xd_iszero(a)
+#define F_CANON(a) (xd_isnan(a) ? XD_NAN : (a))
+layout(buffer_reference, std430, buffer_reference_align = 8) coherent buffer RefT { uint64_t v; };
+#else
 #if CONCORD_F64
 #extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
 #define T double
@@ -37,6 +81,16 @@ layout(buffer_reference, std430, buffer_reference_align = 8) coherent buffer Ref
 #define TSIZE 4ul
 #define NAN_T uintBitsToFloat(0x7fc00000u)
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer RefT { float v; };
+#endif
+#define ZERO_T T(0)
+#define F_SUB(a, b) ((a) - (b))
+#define F_MUL(a, b) ((a) * (b))
+#define F_DIV(a, b) ((a) / (b))
+#define F_SQRT(a) sqrt(a)
+#define F_ABS(a) abs(a)
+#define F_GT(a, b) ((a) > (b))
+#define F_ISZERO(a) ((a) == T(0))
+#define F_CANON(a) (a)
 #endif
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer RefI { int v; };
 
@@ -67,7 +121,7 @@ shared T s_diag;
 uint64_t g_mat;  // address of this matrix in device memory
 bool g_local;
 
-T gld(uint64_t base, int i) { return RefT(base + uint64_t(i) * TSIZE).v; }
+T gld(uint64_t base, int i) { return F_CANON(RefT(base + uint64_t(i) * TSIZE).v); }
 void gst(uint64_t base, int i, T v) { RefT(base + uint64_t(i) * TSIZE).v = v; }
 // The working matrix.
 T A(int i) { return g_local ? sh[i] : gld(g_mat, i); }
@@ -82,9 +136,14 @@ void sync() {
   barrier();
 }
 
-void load_matrix(int len) {
+// `is_result`: the matrix is also the result; an "_x" variant then makes its
+// NaNs canonical in place where it is not worked on in shared memory (the
+// shared copy goes back whole).
+void load_matrix(int len, bool is_result) {
   if (g_local) {
     for (int e = int(gl_LocalInvocationID.x); e < len; e += 64) sh[e] = gld(g_mat, e);
+  } else if (XMODE != 0 && is_result) {
+    for (int e = int(gl_LocalInvocationID.x); e < len; e += 64) gst(g_mat, e, gld(g_mat, e));
   }
   sync();
 }
@@ -101,21 +160,21 @@ void store_matrix(int len) {
 // and its column skipped, as getrf does.
 void lu_factor(int n, uint64_t pv, uint64_t info) {
   const int lid = int(gl_LocalInvocationID.x);
-  load_matrix(n * n);
+  load_matrix(n * n, true);
   int first_zero = 0;  // the same in every invocation
   for (int k = 0; k < n; ++k) {
     if (lid == 0) {
       int p = k;
-      T best = abs(A(k * n + k));
+      T best = F_ABS(A(k * n + k));
       for (int i = k + 1; i < n; ++i) {
-        const T v = abs(A(i * n + k));
-        if (v > best) {
+        const T v = F_ABS(A(i * n + k));
+        if (F_GT(v, best)) {
           best = v;
           p = i;
         }
       }
       RefI(pv + uint64_t(k) * 4ul).v = p + 1;
-      s_pivot[k & 1] = A(p * n + k) == T(0) ? -1 : p;
+      s_pivot[k & 1] = F_ISZERO(A(p * n + k)) ? -1 : p;
     }
     sync();
     const int p = s_pivot[k & 1];
@@ -130,7 +189,7 @@ void lu_factor(int n, uint64_t pv, uint64_t info) {
     sync();
     const T d = A(k * n + k);
     for (int i = k + 1 + lid; i < live; i += 64) {
-      precise T l = A(i * n + k) / d;
+      precise T l = F_DIV(A(i * n + k), d);
       setA(i * n + k, l);
     }
     sync();
@@ -138,7 +197,7 @@ void lu_factor(int n, uint64_t pv, uint64_t info) {
     for (int j = k + 1 + lid; j < live; j += 64) {
       const T akj = A(k * n + j);
       for (int i = k + 1; i < n; ++i) {
-        precise T v = A(i * n + j) - A(i * n + k) * akj;
+        precise T v = F_SUB(A(i * n + j), F_MUL(A(i * n + k), akj));
         setA(i * n + j, v);
       }
     }
@@ -162,7 +221,7 @@ void lu_solve(int n, int k, int c0, int c1, uint64_t pv, uint64_t x, uint64_t ba
   const bool any_bad = s_bad != 0;
   if (any_bad && lid == 0) RefI(bad).v = 1;
   const int kc = any_bad ? 0 : c1 - c0;  // bad pivots: every loop below is empty
-  load_matrix(n * n);
+  load_matrix(n * n, false);
   // Row swaps in order; each invocation owns whole columns.
   for (int c = c0 + lid; c < c0 + kc; c += 64)
     for (int i = 0; i < n; ++i) {
@@ -179,7 +238,7 @@ void lu_solve(int n, int k, int c0, int c1, uint64_t pv, uint64_t x, uint64_t ba
     const int m = (n - j - 1) * kc;
     for (int e = lid; e < m; e += 64) {
       const int i = j + 1 + e / kc, c = c0 + e % kc;
-      precise T v = gld(x, i * k + c) - A(i * n + j) * gld(x, j * k + c);
+      precise T v = F_SUB(gld(x, i * k + c), F_MUL(A(i * n + j), gld(x, j * k + c)));
       gst(x, i * k + c, v);
     }
     sync();
@@ -189,8 +248,8 @@ void lu_solve(int n, int k, int c0, int c1, uint64_t pv, uint64_t x, uint64_t ba
   for (int c = c0 + lid; c < c0 + kc; c += 64)
     for (int i = n - 1; i >= 0; --i) {
       precise T s = gld(x, i * k + c);
-      for (int j = n - 1; j > i; --j) s = s - A(i * n + j) * gld(x, j * k + c);
-      precise T q = s / A(i * n + i);
+      for (int j = n - 1; j > i; --j) s = F_SUB(s, F_MUL(A(i * n + j), gld(x, j * k + c)));
+      precise T q = F_DIV(s, A(i * n + i));
       gst(x, i * k + c, q);
     }
 }
@@ -201,14 +260,23 @@ void lu_solve(int n, int k, int c0, int c1, uint64_t pv, uint64_t x, uint64_t ba
 void solve_triangular(int n, int k, int c0, int c1, bool upper, bool left, bool unit, uint64_t x) {
   const int kc = c1 - c0;
   const int lid = int(gl_LocalInvocationID.x);
-  load_matrix(n * n);
+  if (XMODE != 0) {
+    // A unit solve never stores some rows (columns) of the slice: make the
+    // whole slice canonical first, so that every element leaves canonical.
+    const int len = n * kc;
+    for (int e = lid; e < len; e += 64) {
+      const int idx = left ? (e / kc) * k + c0 + e % kc : (c0 + e / n) * n + e % n;
+      gst(x, idx, gld(x, idx));
+    }
+  }
+  load_matrix(n * n, false);
   if (left && upper) {
     // By rows from the bottom, whole columns per invocation, sums in descending j.
     for (int c = c0 + lid; c < c1; c += 64)
       for (int i = n - 1; i >= 0; --i) {
         precise T s = gld(x, i * k + c);
-        for (int j = n - 1; j > i; --j) s = s - A(i * n + j) * gld(x, j * k + c);
-        precise T q = unit ? s : s / A(i * n + i);
+        for (int j = n - 1; j > i; --j) s = F_SUB(s, F_MUL(A(i * n + j), gld(x, j * k + c)));
+        precise T q = unit ? s : F_DIV(s, A(i * n + i));
         gst(x, i * k + c, q);
       }
   } else if (left) {
@@ -216,7 +284,7 @@ void solve_triangular(int n, int k, int c0, int c1, bool upper, bool left, bool 
     for (int j = 0; j < n; ++j) {
       if (!unit) {
         for (int c = c0 + lid; c < c1; c += 64) {
-          precise T q = gld(x, j * k + c) / A(j * n + j);
+          precise T q = F_DIV(gld(x, j * k + c), A(j * n + j));
           gst(x, j * k + c, q);
         }
         sync();
@@ -224,7 +292,7 @@ void solve_triangular(int n, int k, int c0, int c1, bool upper, bool left, bool 
       const int m = (n - j - 1) * kc;
       for (int e = lid; e < m; e += 64) {
         const int i = j + 1 + e / kc, c = c0 + e % kc;
-        precise T v = gld(x, i * k + c) - A(i * n + j) * gld(x, j * k + c);
+        precise T v = F_SUB(gld(x, i * k + c), F_MUL(A(i * n + j), gld(x, j * k + c)));
         gst(x, i * k + c, v);
       }
       sync();
@@ -236,7 +304,7 @@ void solve_triangular(int n, int k, int c0, int c1, bool upper, bool left, bool 
       const int j = upper ? s : n - 1 - s;
       if (!unit) {
         for (int r = c0 + lid; r < c1; r += 64) {
-          precise T q = gld(x, r * n + j) / A(j * n + j);
+          precise T q = F_DIV(gld(x, r * n + j), A(j * n + j));
           gst(x, r * n + j, q);
         }
         sync();
@@ -245,7 +313,7 @@ void solve_triangular(int n, int k, int c0, int c1, bool upper, bool left, bool 
       const int m0 = upper ? j + 1 : 0;
       for (int e = lid; e < w * kc; e += 64) {
         const int r = c0 + e / w, col = m0 + e % w;
-        precise T v = gld(x, r * n + col) - gld(x, r * n + j) * A(j * n + col);
+        precise T v = F_SUB(gld(x, r * n + col), F_MUL(gld(x, r * n + j), A(j * n + col)));
         gst(x, r * n + col, v);
       }
       sync();
@@ -258,27 +326,27 @@ void solve_triangular(int n, int k, int c0, int c1, bool upper, bool left, bool 
 // definite: its diagonal keeps the failed value, info = its order.
 void cholesky(int n, uint64_t info) {
   const int lid = int(gl_LocalInvocationID.x);
-  load_matrix(n * n);
+  load_matrix(n * n, true);
   int status = 0;  // the same in every invocation
   for (int j = 0; j < n; ++j) {
     if (lid == 0 && status == 0) {
       precise T d = A(j * n + j);
-      for (int p = 0; p < j; ++p) d = d - A(j * n + p) * A(j * n + p);
+      for (int p = 0; p < j; ++p) d = F_SUB(d, F_MUL(A(j * n + p), A(j * n + p)));
       s_diag = d;
     }
     sync();
     T d = s_diag;
-    if (status == 0 && !(d > T(0))) {  // also NaN: stop here
+    if (status == 0 && !F_GT(d, ZERO_T)) {  // also NaN: stop here
       if (lid == 0) setA(j * n + j, d);
       status = j + 1;
     }
     const int live = status == 0 ? n : 0;
-    d = sqrt(d);
+    d = F_SQRT(d);
     if (lid == 0 && live != 0) setA(j * n + j, d);
     for (int i = j + 1 + lid; i < live; i += 64) {
       precise T s = A(i * n + j);
-      for (int p = 0; p < j; ++p) s = s - A(i * n + p) * A(j * n + p);
-      precise T q = s / d;
+      for (int p = 0; p < j; ++p) s = F_SUB(s, F_MUL(A(i * n + p), A(j * n + p)));
+      precise T q = F_DIV(s, d);
       setA(i * n + j, q);
     }
     sync();

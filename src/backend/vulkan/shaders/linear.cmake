@@ -16,6 +16,10 @@ concord_vk_shader(gemm_i64 gemm.comp DEFINES T=i64 T_IS_INT=1 T_IS_I64=1)
 # linalg.comp: LU, LU solve, Cholesky, triangular solve (op code in the arguments).
 concord_vk_shader(linalg_f32 linalg.comp)
 concord_vk_shader(linalg_f64 linalg.comp DEFINES CONCORD_F64=1)
+# The reproducible mode's linalg (the same loops, every float operation an
+# integer function on bits: xf32.glsl / xf64.glsl, no double instruction).
+concord_vk_shader(linalg_x_f32 linalg.comp DEFINES XMODE=1)
+concord_vk_shader(linalg_x_f64 linalg.comp DEFINES XMODE=2 CONCORD_F64=0)
 # The reproducible mode's GEMM (gemm_canon.comp): the CPU's fma chain on
 # float32 bits in integer arithmetic (xf32.glsl), for the floating dtypes
 # the mode claims on every device; float64's on its bits in a uint64_t
