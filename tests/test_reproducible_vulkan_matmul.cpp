@@ -1,6 +1,7 @@
 // The reproducible mode's matmul family on every device that claims it, the
 // Vulkan devices above all (gemm_canon.comp: the CPU's fma chain on float32
-// bits in integer arithmetic, whatever the device does with subnormals):
+// or float64 bits in integer arithmetic, whatever the device does with
+// subnormals, double division or fma):
 // bits equal to the CPU's for inputs rich in subnormals, ±0, ±inf, NaN and
 // values near overflow and the subnormal boundary; odd sizes, transposed,
 // broadcast and offset views, alpha/beta, K = 0, sums long enough to be
@@ -13,8 +14,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "concord/concord.h"
@@ -27,7 +30,7 @@ using concord::test::first_difference;
 
 namespace {
 
-const Dtype kFloats[] = {float32, float16, bfloat16};
+const Dtype kFloats[] = {float32, float16, bfloat16, float64};
 const OpId kFamily[] = {OpId::matmul, OpId::mm,    OpId::bmm,     OpId::mv,    OpId::dot,
                         OpId::outer,  OpId::addmm, OpId::baddbmm, OpId::linear};
 
@@ -39,7 +42,29 @@ struct Lcg {
     return static_cast<uint32_t>(s >> 33);
   }
   float uniform() { return static_cast<float>(next() % 2000001) / 1e6f - 1.0f; }  // [-1, 1]
+  // [-1, 1) with 62 random bits (a full float64 significand).
+  double uniform64() { return (next() * 0x1p-31 + next() * 0x1p-62) * 2 - 1; }
 };
+
+// special()'s float64 twin: scales whose products reach the float64
+// subnormals, cross the smallest normal or near overflow (1e154² = 1e308),
+// edges at float64's own limits, ±inf and NaN (one with a payload).
+Tensor special64(Shape shape, uint64_t seed) {
+  Lcg g{seed * 0x9e3779b97f4a7c15ull + 7};
+  using L = std::numeric_limits<double>;
+  const double scales[] = {1e-160, 1e-155, 3e-165, 1.0, 1e153, 1e154};
+  const double edges[] = {0.0, -0.0, L::denorm_min(), -2.2e-310, L::min(), -L::min(), std::nextafter(L::min(), 0.0),
+                          L::max(), -L::max()};
+  const double nans[] = {L::infinity(), -L::infinity(), L::quiet_NaN(), std::bit_cast<double>(0xfff8000000000123ull)};
+  std::vector<double> v(static_cast<size_t>(numel(shape)));
+  for (double& x : v) {
+    const uint32_t r = g.next() % 600;
+    if (r < 4) x = nans[r];
+    else if (r < 34) x = edges[g.next() % std::size(edges)];
+    else x = g.uniform64() * scales[g.next() % std::size(scales)];
+  }
+  return from_vector(v, std::move(shape));
+}
 
 // Values in `t`'s range at a few scales whose products reach the float32
 // subnormals, cross the smallest normal, or near overflow (half: the float16
@@ -47,6 +72,7 @@ struct Lcg {
 // ±smallest normal, ±largest finite, and (about 1 in 150) ±inf or NaN, some
 // with a payload and a sign.
 Tensor special(Shape shape, Dtype t, uint64_t seed) {
+  if (t == float64) return special64(std::move(shape), seed);
   Lcg g{seed * 0x9e3779b97f4a7c15ull + 7};
   const bool f16 = t == float16;
   const float lo = std::numeric_limits<float>::min(), big = std::numeric_limits<float>::max();
@@ -91,13 +117,14 @@ class ReproducibleVulkanMatmul : public concord::test::DeviceTest {
   }
 };
 
-// The claim itself: on a Vulkan device the whole family, float32, the halves
-// and the integers, whatever its float controls (lavapipe keeps no subnormals).
+// The claim itself: on a Vulkan device the whole family, float32, the halves,
+// float64 where the device stores it, and the integers, whatever its float
+// controls (lavapipe keeps no subnormals, float32 or float64).
 TEST_P(ReproducibleVulkanMatmul, VulkanClaimsTheFamily) {
   if (!is_vulkan()) GTEST_SKIP() << "the claim is Vulkan's";
   for (OpId op : kFamily)
-    for (Dtype t : {float32, float16, bfloat16, uint8, int8, int16, int32, int64})
-      EXPECT_TRUE(claims(op, t)) << op_def(op).name << " " << name(t);
+    for (Dtype t : {float32, float16, bfloat16, float64, uint8, int8, int16, int32, int64})
+      if (capabilities(device()).can_store(t)) EXPECT_TRUE(claims(op, t)) << op_def(op).name << " " << name(t);
 }
 
 // mm at odd sizes (1, 7, 33, 65 in M, N and K), alpha and beta.
@@ -182,7 +209,7 @@ TEST_P(ReproducibleVulkanMatmul, EmptySum) {
     const Tensor a = zeros({7, 0}, t), b = zeros({0, 33}, t), c = special({7, 33}, t, 21), e = zeros({0}, t);
     const Tensor da = a.to(device()), db = b.to(device()), dc = c.to(device()), de = e.to(device());
     EXPECT_EQ(first_difference(run(OpId::mm, t, [&] { return mm(da, db); }), mm(a, b)), "") << "mm";
-    for (double beta : {0.3, -1.0, 1e-50}) {
+    for (double beta : {0.3, -1.0, 1e-50, 0.0}) {
       EXPECT_EQ(first_difference(run(OpId::addmm, t, [&] { return addmm(dc, da, db, Scalar(beta), Scalar(2)); }),
                                  addmm(c, a, b, Scalar(beta), Scalar(2))),
                 "")
@@ -233,6 +260,40 @@ TEST_P(ReproducibleVulkanMatmul, LongSums) {
     const Tensor a2 = randn({65, 1100}, t, kCPU, 36), b2 = randn({1100, 66}, t, kCPU, 37);
     const Tensor da2 = a2.to(device()), db2 = b2.to(device());
     EXPECT_EQ(first_difference(run(OpId::mm, t, [&] { return mm(da2, db2); }), mm(a2, b2)), "") << "mm";
+  }
+}
+
+// float64 sums that stay among the subnormals (products near 1e-309 and
+// 1e-320, alpha and beta rounding them again) and sums that overflow
+// (products up to 1.5e308): lavapipe keeps no float64 subnormals and fuses
+// nothing, so only the integer xd_fma chain gives these bits.
+TEST_P(ReproducibleVulkanMatmul, Float64SubnormalAndOverflowSums) {
+  if (!capabilities(device()).can_store(float64)) GTEST_SKIP() << "no float64 on " << device().str();
+  ReproducibleGuard on(true);
+  Lcg g{77};
+  auto fill = [&](Shape shape, double scale) {
+    std::vector<double> v(static_cast<size_t>(numel(shape)));
+    for (double& x : v) x = g.uniform64() * scale;
+    return from_vector(v, std::move(shape));
+  };
+  const std::pair<double, double> scales[] = {{1e-160, 3e-149}, {1e-160, 1e-160}, {1e154, 1.5e154}};
+  for (const auto& [sa, sb] : scales) {
+    SCOPED_TRACE(sa < 1 ? (sb > 1e-150 ? "products near 1e-309" : "products near 1e-320") : "products up to 1.5e308");
+    const Tensor a = fill({7, 9}, sa), b = fill({9, 33}, sb), c = fill({7, 33}, sa * sb);
+    const Tensor da = a.to(device()), db = b.to(device()), dc = c.to(device());
+    const Tensor want = mm(a, b);
+    // The data does what it says: most results subnormal, or some overflowed.
+    int64_t tiny = 0, inf = 0;
+    for (double x : want.to_vector<double>()) {
+      tiny += x != 0 && std::abs(x) < std::numeric_limits<double>::min();
+      inf += std::isinf(x);
+    }
+    EXPECT_TRUE(sa < 1 ? tiny > want.numel() / 2 : inf > 0) << tiny << " subnormal, " << inf << " inf";
+    EXPECT_EQ(first_difference(run(OpId::mm, float64, [&] { return mm(da, db); }), want), "") << "mm";
+    EXPECT_EQ(first_difference(run(OpId::addmm, float64, [&] { return addmm(dc, da, db, Scalar(-1.5), Scalar(0.75)); }),
+                               addmm(c, a, b, Scalar(-1.5), Scalar(0.75))),
+              "")
+        << "addmm";
   }
 }
 

@@ -248,6 +248,10 @@ TEST(Xf64, ArithmeticMatchesTheFloatUnit) {
     bad += xf32_glsl::xd_to_f32(a) != expect(static_cast<float>(x));
   }
   for (uint a : specials()) bad += xf32_glsl::xd_from_f32(a) != dexpect(static_cast<double>(flt(a)));
+  for (int i = 0; i < 200000; ++i) {
+    const int64_t v = i < 3 ? std::vector<int64_t>{0, INT64_MIN, INT64_MAX}[i] : static_cast<int64_t>(g()) >> (g() % 63);
+    bad += xf32_glsl::xd_from_int64(v) != dbits(static_cast<double>(v));
+  }
   EXPECT_EQ(bad, 0);
 }
 

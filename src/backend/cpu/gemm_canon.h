@@ -11,9 +11,9 @@
 // type first). Starting from -0 makes the first step the rounded product and
 // keeps the sign of an all-(-0) sum. fma is correctly rounded wherever the
 // mode runs: the FMA instruction here, OpenCL C's fma (kernels/linear.cl,
-// matmul_canon) on OpenCL devices, xf32.glsl's integer xf_fma on Vulkan
-// (shaders/gemm_canon.comp; float32 and the halves). K == 0 is the backends' empty-sum path (beta·out), as outside
-// the mode.
+// matmul_canon) on OpenCL devices, the integer xf_fma of xf32.glsl (xd_fma
+// of xf64.glsl for float64) on Vulkan (shaders/gemm_canon.comp). K == 0 is
+// the backends' empty-sum path (beta·out), as outside the mode.
 //
 // The sums are never split along K (k-blocks carry the exact partial sum from
 // one block to the next), so the bits do not depend on the thread count, the

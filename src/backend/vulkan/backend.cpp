@@ -62,19 +62,23 @@ Capabilities capabilities(int index) {
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll}},
                                  .except = {}});
-  for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where})
+  // cat, stack and flip are copies; floating arange and linspace compute on
+  // the doubles' bits in the mode (iota.comp's XD variant, xf64.glsl).
+  for (OpId op : {OpId::copy, OpId::fill, OpId::eye, OpId::index_select, OpId::gather, OpId::tril, OpId::triu, OpId::where,
+                  OpId::cat, OpId::stack, OpId::flip, OpId::arange, OpId::linspace})
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
+  for (OpId op : {OpId::arange, OpId::linspace}) c.reproducible_needs_fp64[static_cast<int>(op)] = c.needs_fp64[static_cast<int>(op)];
   // Elementwise ops of float32, the halves and float64 on bits with integer
   // operations (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl): the
   // CPU's bits whatever keeps_subnormals says.
   claim_reproducible_elementwise(c);
-  // The matmul family: float32 and the halves run the CPU's fma chain on bits
-  // in integer arithmetic (gemm_canon.comp, xf32.glsl), so whatever the float
-  // controls; integers wrap exactly like the CPU's loop. float64 is not claimed.
+  // The matmul family: every floating dtype runs the CPU's fma chain on bits
+  // in integer arithmetic (gemm_canon.comp on xf32.glsl / xf64.glsl), so
+  // whatever the float controls; integers wrap exactly like the CPU's loop.
   for (OpId op : {OpId::matmul, OpId::mm, OpId::bmm, OpId::mv, OpId::dot, OpId::outer, OpId::addmm, OpId::baddbmm,
                   OpId::linear}) {
     const int i = static_cast<int>(op);
-    c.reproducible[i] = c.reproducible[i] | (c.native[i] - DtypeSet{float64});
+    c.reproducible[i] = c.reproducible[i] | c.native[i];
   }
   // Reductions, cumsum, softmax and log_softmax of float16, bfloat16 and
   // float32 have exact variants (reduce_xops.glsl: float32 on bits, integer

@@ -3,6 +3,7 @@
 // Contiguous same-dtype copies are buffer copies.
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
+#include "concord/policy.h"
 
 namespace concord::detail::vk {
 
@@ -69,7 +70,10 @@ void claims_copy(Claims& c) {
     c.caps.needs_fp64[static_cast<int>(OpId::arange)] = kFloatingDtypes;
     c.caps.needs_fp64[static_cast<int>(OpId::linspace)] = kFloatingDtypes;
     for (Dtype d : kAllDtypes)
-      if (all.has(d)) c.need(std::string("iota_") + suffix(d));
+      if (all.has(d)) {
+        c.need(std::string("iota_") + suffix(d));
+        c.need(std::string("iota_x_") + suffix(d));
+      }
   }
 }
 
@@ -120,9 +124,12 @@ void VulkanBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {
          IotaIntArgs{address(dst), dst.offset(), start, step, n, 0});
 }
 
+// In the reproducible mode the iota_x variant does the same two roundings on
+// the doubles' bits (xf64.glsl), so the CPU's values whatever the device does
+// with float64 subnormals; the layout is IotaArgs' with the doubles as bits.
 void VulkanBackend::iota(const Tensor& dst, double start, double step) {
   const int64_t n = dst.numel();
-  launch(std::string("iota_") + suffix(dst.dtype()), static_cast<uint64_t>(n),
+  launch(std::string(reproducible() ? "iota_x_" : "iota_") + suffix(dst.dtype()), static_cast<uint64_t>(n),
          IotaArgs{address(dst), dst.offset(), start, step, n, 0});
 }
 

@@ -13,9 +13,10 @@
 // VK_NV_cooperative_matrix (DeviceInfo::coop_gemm_f16), float16 runs
 // gemm_coop.comp on the matrix units: still float32 accumulation, the same
 // error model, only the order of the sums within a 16-deep step differs.
-// In the reproducible mode float32 and the halves run gemm_canon.comp: the
-// CPU's fma chain (backend/cpu/gemm_canon.h) on float32 bits in integer
-// arithmetic, so the CPU's bits on any device (float64 is not claimed there).
+// In the reproducible mode every floating dtype runs gemm_canon.comp: the
+// CPU's fma chain (backend/cpu/gemm_canon.h) on float bits in integer
+// arithmetic (float32 bits for float32 and the halves, float64 bits for
+// float64), so the CPU's bits on any device.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -118,21 +119,24 @@ struct CanonArgs {
   int64_t b_off, sbb, sbk, sbn;
   int64_t c_off, M, N, K;
   int64_t gx0, gy0, gb0;
-  uint32_t alpha, beta;
+  uint64_t alpha, beta;  // float32 bits (float32 and the halves) or float64 bits
   int32_t use_beta, flags;
 };
-static_assert(sizeof(CanonArgs) == 168);
+static_assert(sizeof(CanonArgs) == 176);
 
 // gemm_canon.comp's register block (RB, specialization constant 0): the
 // largest of 4, 2, 1 whose TILE = 16·RB fits M and N and still gives
 // `min_groups` workgroups. Every chain costs the same xf_fma steps, so the
 // gain is in shared-memory reads per fma (lavapipe, 512^3 float32: RB = 1, 4
 // took 3.4, 1.4 s); padded rows and columns of a ragged tile cost full steps,
-// hence the fit.
-int canon_block(const DeviceInfo& info, int64_t B, int64_t M, int64_t N) {
+// hence the fit. float64's two padded panels at RB = 4 take 16.25 KiB of
+// shared memory, more than the 16 KiB minimum Vulkan guarantees (RB = 2 then).
+int canon_block(const DeviceInfo& info, Dtype dt, int64_t B, int64_t M, int64_t N) {
   const int64_t min_groups = info.type == DeviceType::cpu ? 4 : 256;
+  const int64_t bytes = dt == float64 ? 8 : 4;
   for (int64_t rb : {4, 2}) {
     const int64_t tile = 16 * rb;
+    if (2 * 16 * (tile + 1) * bytes > static_cast<int64_t>(info.max_compute_shared_memory)) continue;
     if (M >= tile && N >= tile && B * ((M + tile - 1) / tile) * ((N + tile - 1) / tile) >= min_groups)
       return static_cast<int>(rb);
   }
@@ -143,10 +147,10 @@ int canon_block(const DeviceInfo& info, int64_t B, int64_t M, int64_t N) {
 // after 65535 loop iterations in all, and a 16-deep step with its register
 // block loops up to 1 + RB + 16·(1 + 3·RB + RB²) times where the loops are not
 // unrolled around xf_fma's size (82, 179, 469). Longer sums pause their chains
-// in a float32 scratch between dispatches (exact).
+// in a scratch of the compute type between dispatches (exact).
 int64_t canon_k_chunk(int rb) { return 4096 / (rb * rb); }
 
-// The reproducible mode's float32 / float16 / bfloat16 GEMM (gemm_canon.comp):
+// The reproducible mode's floating GEMM (gemm_canon.comp):
 // the CPU's order of operations, so the CPU's bits, and every NaN it writes is
 // canonical already (the dispatcher's NaN pass is skipped for out).
 void matmul_canon(VulkanBackend& be, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
@@ -157,16 +161,19 @@ void matmul_canon(VulkanBackend& be, const Tensor& a, const Tensor& b, const Ten
   g.a_off = a.offset(), g.sab = a.size(0) == 1 ? 0 : a.stride(0), g.sam = a.stride(1), g.sak = a.stride(2);
   g.b_off = b.offset(), g.sbb = b.size(0) == 1 ? 0 : b.stride(0), g.sbk = b.stride(1), g.sbn = b.stride(2);
   g.c_off = out.offset(), g.M = M, g.N = N;
-  g.alpha = static_cast<uint32_t>(scalar_bits_for(float32, alpha));
-  g.beta = static_cast<uint32_t>(scalar_bits_for(float32, beta));
-  // As the CPU: a product reads out when beta, rounded to float32, is not
-  // zero; the empty sum (K == 0) whenever beta is (beta·out then, in float32).
-  g.use_beta = K == 0 ? nonzero(beta) : (g.beta & 0x7fffffffu) != 0;
-  const int rb = canon_block(be.ctx().info(), B, M, N);
+  // The compute type: float64 for float64, float32 otherwise (halves widen).
+  const Dtype ct = dt == float64 ? float64 : float32;
+  g.alpha = scalar_bits_for(ct, alpha);
+  g.beta = scalar_bits_for(ct, beta);
+  // As the CPU: a product reads out when beta, rounded to the compute type,
+  // is not zero; the empty sum (K == 0) whenever beta is (beta·out then).
+  const uint64_t abs_mask = ct == float64 ? ~(uint64_t{1} << 63) : 0x7fffffffu;
+  g.use_beta = K == 0 ? nonzero(beta) : (g.beta & abs_mask) != 0;
+  const int rb = canon_block(be.ctx().info(), dt, B, M, N);
   const int64_t chunk = canon_k_chunk(rb), tile = 16 * rb;
   std::shared_ptr<Storage> scratch;
   if (K > chunk) {
-    scratch = be.allocate(static_cast<size_t>(out.numel()) * 4, be.device());
+    scratch = be.allocate(static_cast<size_t>(out.numel()) * (ct == float64 ? 8 : 4), be.device());
     g.acc = static_cast<Buffer*>(scratch->ptr)->addr;
   }
   const std::string variant = std::string("gemm_canon_") + suffix(dt);
@@ -215,7 +222,7 @@ void claims_linear(Claims& c) {
     c.need("gemm_f16n");
   }
   if (c.info.coop_gemm_f16 && dts.has(float16)) c.need("gemm_coop_f16");
-  for (Dtype d : {float16, bfloat16, float32})
+  for (Dtype d : {float16, bfloat16, float32, float64})
     if (dts.has(d)) c.need(std::string("gemm_canon_") + suffix(d));
 }
 
@@ -227,7 +234,7 @@ void VulkanBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, 
     throw DtypeError("[matmul] is not defined for bool on " + device_.str() + "; convert the operands to a numeric dtype");
   // The dispatcher planned Path::native_f16: the float16 kernel, partial sums in float16 too.
   const bool f16n = dt == float16 && native_f16_kernel();
-  if (reproducible() && (dt == float32 || is_half(dt))) return matmul_canon(*this, a, b, out, alpha, beta);
+  if (reproducible() && is_floating(dt)) return matmul_canon(*this, a, b, out, alpha, beta);
   if (K > kKChunk && is_half(dt) && !f16n) {
     // Partial sums of the K chunks meet in float32, so the half result is
     // still rounded once: float32 copies of the operands (and the addend).

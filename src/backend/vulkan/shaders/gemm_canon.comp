@@ -1,10 +1,11 @@
 // shaders/gemm_canon.comp — the reproducible mode's float GEMM,
 // out[b] = alpha·(a[b] @ b[b]) + beta·out[b], in the order of
 // backend/cpu/gemm_canon.h (OpenCL: linear.cl, matmul_canon), computed on
-// float32 BITS with integer operations (xf32.glsl), so the CPU's bits come
-// out whatever the device does with float32 subnormals. -DT=f32|f16|bf16
-// picks the storage type; halves widen exactly on load and round once on
-// store.
+// float BITS with integer operations (xf32.glsl; xf64.glsl for float64), so
+// the CPU's bits come out whatever the device does with subnormals, double
+// division or fma. -DT=f32|f16|bf16 picks the storage type (halves widen
+// exactly on load and round once on store); -DT=f64 -DXD=1 computes float64
+// on its bits in uint64_t (no double instruction: CONCORD_F64=0).
 //
 // Per output element (i, j):
 //   acc = -0;  for k in order:  acc = fma(a[i,k], b[k,j], acc)
@@ -25,17 +26,47 @@
 //
 // The host splits long sums into K chunks (llvmpipe ends an invocation after
 // 65535 loop iterations): `flags` bit 0 continues the chains stored in the
-// float32 scratch `acc` [B, M, N], bit 1 stores them there instead of
-// finishing. The chain is the same one, only paused between dispatches.
+// scratch `acc` [B, M, N] (of the compute type: float32, or float64 for
+// f64), bit 1 stores them there instead of finishing. The chain is the same
+// one, only paused between dispatches.
 //
-// Every floating result comes from xf32.glsl (or is +0), so NaNs are already
-// the canonical quiet NaN: no separate NaN pass is needed after this kernel.
+// Every floating result comes from xf32.glsl / xf64.glsl (or is +0), so NaNs
+// are already the canonical quiet NaN: no separate NaN pass is needed after
+// this kernel.
 // The workgroup grid is (ceil(N/TILE), ceil(M/TILE), B), offset by (gx0,
 // gy0, gb0) when the host splits a grid larger than the device's limits.
 #version 460
 #include "common.glsl"
 #include "dtypes.glsl"
 #include "xf32.glsl"
+
+// XT: the compute type's bits and operations (float32's, or float64's with XD).
+#ifdef XD
+#include "xf64.glsl"
+#define XT uint64_t
+#define X_FMA xd_fma
+#define X_MUL xd_mul
+#define X_ADD xd_add
+#define X_NEG_ZERO XD_SIGN
+#define X_ZERO 0ul
+#define X_LOAD(a, i) ld64(a, i)
+#define X_STORE(a, i, v) st64(a, i, v)
+#define X_SCALAR(s) (s)
+#define ACC_LOAD(a, i) ld64(a, i)
+#define ACC_STORE(a, i, v) st64(a, i, v)
+#else
+#define XT uint
+#define X_FMA xf_fma
+#define X_MUL xf_mul
+#define X_ADD xf_add
+#define X_NEG_ZERO XF_SIGN
+#define X_ZERO 0u
+#define X_LOAD(a, i) XLOAD(T)(a, i)
+#define X_STORE(a, i, v) XSTORE(T)(a, i, v)
+#define X_SCALAR(s) uint(s)
+#define ACC_LOAD(a, i) ld32(a, i)
+#define ACC_STORE(a, i, v) st32(a, i, v)
+#endif
 
 layout(local_size_x = 16, local_size_y = 16) in;
 #define TS 16
@@ -48,17 +79,16 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ar
   int64_t b_off, sbb, sbk, sbn;
   int64_t c_off, M, N, K;
   int64_t gx0, gy0, gb0;
-  uint alpha, beta;  // float32 bits
+  uint64_t alpha, beta;  // float32 bits (low half), float64 bits with XD
   int use_beta, flags;
 };
 layout(push_constant) uniform Push { Args args; } pc;
 
 #define FLAG_CONTINUE 1
 #define FLAG_PAUSE 2
-#define XF_NEG_ZERO 0x80000000u
 
-shared uint sa[TS][TILE + 1];  // sa[k][row]: a panel, TILE rows x 16 k
-shared uint sb[TS][TILE + 1];  // sb[k][col]: b panel, 16 k x TILE columns
+shared XT sa[TS][TILE + 1];  // sa[k][row]: a panel, TILE rows x 16 k
+shared XT sb[TS][TILE + 1];  // sb[k][col]: b panel, 16 k x TILE columns
 
 void main() {
   Args g = pc.args;
@@ -70,12 +100,12 @@ void main() {
   const int64_t abase = g.a_off + bt * g.sab, bbase = g.b_off + bt * g.sbb;
 
   // Output (i, j) of the block: row m0 + ty + 16i, column n0 + tx + 16j.
-  uint acc[RB][RB];
+  XT acc[RB][RB];
   for (int i = 0; i < RB; ++i)
     for (int j = 0; j < RB; ++j) {
       const int64_t row = m0 + int64_t(ty) + 16 * i, col = n0 + int64_t(tx) + 16 * j;
       const bool inside = row < g.M && col < g.N;
-      acc[i][j] = inside && (g.flags & FLAG_CONTINUE) != 0 ? ld32(g.acc, (bt * g.M + row) * g.N + col) : XF_NEG_ZERO;
+      acc[i][j] = inside && (g.flags & FLAG_CONTINUE) != 0 ? ACC_LOAD(g.acc, (bt * g.M + row) * g.N + col) : X_NEG_ZERO;
     }
 
   for (int64_t k0 = 0; k0 < g.K; k0 += TS) {
@@ -84,18 +114,18 @@ void main() {
       const uint e = tid + 256u * uint(l);
       const uint ar = e / TS, ak = e % TS;
       const int64_t row = m0 + int64_t(ar), ka = k0 + int64_t(ak);
-      sa[ak][ar] = (row < g.M && ka < g.K) ? XLOAD(T)(g.a, abase + row * g.sam + ka * g.sak) : 0u;
+      sa[ak][ar] = (row < g.M && ka < g.K) ? X_LOAD(g.a, abase + row * g.sam + ka * g.sak) : X_ZERO;
       const uint bk = e / uint(TILE), bc = e % uint(TILE);
       const int64_t col = n0 + int64_t(bc), kb = k0 + int64_t(bk);
-      sb[bk][bc] = (kb < g.K && col < g.N) ? XLOAD(T)(g.b, bbase + kb * g.sbk + col * g.sbn) : XF_NEG_ZERO;
+      sb[bk][bc] = (kb < g.K && col < g.N) ? X_LOAD(g.b, bbase + kb * g.sbk + col * g.sbn) : X_NEG_ZERO;
     }
     barrier();
     for (int kk = 0; kk < TS; ++kk) {
-      uint av[RB], bv[RB];
+      XT av[RB], bv[RB];
       for (int i = 0; i < RB; ++i) av[i] = sa[kk][ty + 16u * uint(i)];
       for (int j = 0; j < RB; ++j) bv[j] = sb[kk][tx + 16u * uint(j)];
       for (int i = 0; i < RB; ++i)
-        for (int j = 0; j < RB; ++j) acc[i][j] = xf_fma(av[i], bv[j], acc[i][j]);
+        for (int j = 0; j < RB; ++j) acc[i][j] = X_FMA(av[i], bv[j], acc[i][j]);
     }
     barrier();
   }
@@ -106,17 +136,18 @@ void main() {
       if (row >= g.M || col >= g.N) continue;
       const int64_t at = (bt * g.M + row) * g.N + col;  // element of out (and of the scratch)
       if ((g.flags & FLAG_PAUSE) != 0) {
-        st32(g.acc, at, acc[i][j]);
+        ACC_STORE(g.acc, at, acc[i][j]);
         continue;
       }
       const int64_t ci = g.c_off + at;
-      uint r;
+      const XT alpha = X_SCALAR(g.alpha), beta = X_SCALAR(g.beta);
+      XT r;
       if (g.K == 0 && (g.flags & FLAG_CONTINUE) == 0)  // the empty sum: beta·out, or +0
-        r = g.use_beta != 0 ? xf_mul(g.beta, XLOAD(T)(g.c, ci)) : 0u;
+        r = g.use_beta != 0 ? X_MUL(beta, X_LOAD(g.c, ci)) : X_ZERO;
       else {
-        r = xf_mul(g.alpha, acc[i][j]);
-        if (g.use_beta != 0) r = xf_add(r, xf_mul(g.beta, XLOAD(T)(g.c, ci)));
+        r = X_MUL(alpha, acc[i][j]);
+        if (g.use_beta != 0) r = X_ADD(r, X_MUL(beta, X_LOAD(g.c, ci)));
       }
-      XSTORE(T)(g.c, ci, r);
+      X_STORE(g.c, ci, r);
     }
 }

@@ -3,12 +3,19 @@
 //             floating arange/linspace); needs float64
 //   -DINT=1   exact int64 arithmetic (two's complement on overflow), then the
 //             int -> int rule (integer arange; no float64 needed)
+//   -DXD=1    the default's two roundings on the doubles' bits in integer
+//             operations (xf64.glsl): the reproducible mode's variant, whatever
+//             the device does with float64 subnormals
 #version 460
 #ifndef INT
 #define CONCORD_F64 1
 #endif
 #include "common.glsl"
 #include "dtypes.glsl"
+#ifdef XD
+#include "xf32.glsl"
+#include "xf64.glsl"
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -16,6 +23,13 @@ layout(local_size_x = 256) in;
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
   uint64_t dst;
   int64_t off, start, step, n, pad;
+};
+#elif defined(XD)
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
+  uint64_t dst;
+  int64_t off;
+  uint64_t start, step;  // the doubles' bits
+  int64_t n, pad;
 };
 #else
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Args {
@@ -34,6 +48,9 @@ void main() {
 #ifdef INT
   const int64_t v = int64_t(uint64_t(a.start) + uint64_t(i) * uint64_t(a.step));
   STORE(DST)(a.dst, a.off + i, CVT(DST, i64)(v));
+#elif defined(XD)
+  const uint64_t v = xd_add(a.start, xd_mul(xd_from_int64(i), a.step));
+  STORE(DST)(a.dst, a.off + i, CVT(DST, f64)(uint64BitsToDouble(v)));  // the conversions are integer work
 #else
   precise double v = a.start + double(i) * a.step;  // two roundings, never contracted
   STORE(DST)(a.dst, a.off + i, CVT(DST, f64)(v));

@@ -18,7 +18,9 @@ concord_vk_shader(linalg_f32 linalg.comp)
 concord_vk_shader(linalg_f64 linalg.comp DEFINES CONCORD_F64=1)
 # The reproducible mode's GEMM (gemm_canon.comp): the CPU's fma chain on
 # float32 bits in integer arithmetic (xf32.glsl), for the floating dtypes
-# the mode claims on every device.
+# the mode claims on every device; float64's on its bits in a uint64_t
+# (xf64.glsl), no double instruction, hence CONCORD_F64=0.
 foreach(d f16 bf16 f32)
   concord_vk_shader(gemm_canon_${d} gemm_canon.comp DEFINES T=${d})
 endforeach()
+concord_vk_shader(gemm_canon_f64 gemm_canon.comp DEFINES T=f64 XD=1 CONCORD_F64=0)

@@ -14,6 +14,7 @@
 //   xd_fma(a, b, c)       a * b + c rounded once (128-bit intermediate)
 //   xd_neg / xd_abs, xd_isnan / xd_isinf / xd_iszero, xd_eq / xd_lt / xd_le
 //   xd_from_f32(bits32)   exact widening; xd_to_f32(a) nearest even
+//   xd_from_int64(v)      int64 -> float64, nearest even
 //
 // Also valid C++ (tests/test_xf32.cpp checks it against the CPU's doubles).
 #ifndef CONCORD_XF64_GLSL
@@ -252,6 +253,12 @@ uint64_t xd_sqrt(uint64_t a) {
     }
   }
   return xd_round(false, (root << 1) | (rem != 0ul ? 1ul : 0ul), (e - 58) / 2 - 1);
+}
+
+uint64_t xd_from_int64(int64_t v) {
+  if (v == 0l) return 0ul;
+  const uint64_t m = v < 0l ? uint64_t(0ul) - uint64_t(v) : uint64_t(v);
+  return xd_round(v < 0l, m, 0);
 }
 
 uint64_t xd_from_f32(uint f) {
