@@ -59,25 +59,33 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 
 // The ops whose "_x" variants (float bits, integer operations only) give
 // the CPU's bits for float32, the halves and float64 whatever the device's
-// float controls do with subnormals. The other transcendentals (expm1, log,
-// log1p, log2, sin, cos, tan, tanh, sigmoid, gelu, erf, atan2, pow and pow(x,
-// number)) have no such variant: the mode runs them on the CPU.
-constexpr OpId kXOps[] = {OpId::neg,  OpId::abs,   OpId::sign,       OpId::relu,        OpId::floor,
-                          OpId::ceil, OpId::round, OpId::trunc,      OpId::sqrt,        OpId::rsqrt,
-                          OpId::reciprocal, OpId::exp, OpId::isnan,  OpId::isinf,       OpId::isfinite,
-                          OpId::logical_not, OpId::add, OpId::sub,   OpId::mul,         OpId::div,
-                          OpId::maximum, OpId::minimum, OpId::remainder, OpId::floor_divide, OpId::eq,
-                          OpId::ne,   OpId::lt,    OpId::le,         OpId::gt,          OpId::ge,
-                          OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
+// float controls do with subnormals (log, tanh, sigmoid, expm1, log1p, log2:
+// float64 on bits inside, shaders/xmath32.glsl). The other transcendentals
+// (sin, cos, tan, gelu, erf, atan2, pow and pow(x, number)) have no such
+// variant: the mode runs them on the CPU.
+constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
+                          OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
+                          OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
+                          OpId::expm1, OpId::log1p,   OpId::log2,     OpId::isnan,     OpId::isinf,
+                          OpId::isfinite, OpId::logical_not, OpId::add, OpId::sub,     OpId::mul,
+                          OpId::div,   OpId::maximum, OpId::minimum,  OpId::remainder, OpId::floor_divide,
+                          OpId::eq,    OpId::ne,      OpId::lt,       OpId::le,        OpId::gt,
+                          OpId::ge,    OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
 const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 
+// The float64-inside ones (xmath32.glsl) have their own variants,
+// "ew_xmath_<dtype>_x": the other unary ops keep a small shader.
+constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
+bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath); }
+
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but exp (the CPU's float64 exp is a double-double
-// algorithm that elementwise_xf64.glsl does not mirror: the mode runs it on
-// the CPU).
+// every op of kXOps but the transcendentals (the CPU's float64 ones are
+// double-double algorithms that elementwise_xf64.glsl does not mirror: the
+// mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  return op == OpId::exp ? kXDtypes - DtypeSet{float64} : kXDtypes;
+  const bool f32_only = op == OpId::exp || is_xmath(op);
+  return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
 // The one decision: in the mode, an op on a dtype of x_dtypes(op) runs its
@@ -152,6 +160,7 @@ void claims_elementwise(Claims& c) {
     if (is_floating(d)) c.need(std::string("ew_pows_") + suffix(d));
     if (kXDtypes.has(d))
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
+    if (f32ish.has(d)) c.need(variant("xmath", d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -170,7 +179,8 @@ void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   if (n == 0) return;
   const Geom go = geom(out);
   const bool xb = on_bits(op, x.dtype());
-  launch(variant(is_predicate(op) ? "upred" : "unary", x.dtype(), xb), static_cast<uint64_t>(n),
+  const char* kind = is_predicate(op) ? "upred" : xb && is_xmath(op) ? "xmath" : "unary";
+  launch(variant(kind, x.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(x), address(x), n, static_cast<int32_t>(op), 0, 0, 0, go,
                 geom_as(x, out.shape()), go});
   fused_if(xb, out);

@@ -64,6 +64,13 @@ foreach(d f16 bf16 f32)
                       ${CONCORD_VK_OP_DEFINES})
   endforeach()
 endforeach()
+# Their transcendentals (float64 on bits inside, xmath32.glsl): unary, in a
+# variant of their own (a large shader, slow to build into a pipeline on
+# software devices).
+foreach(d f16 bf16 f32)
+  concord_vk_shader(ew_xmath_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
+endforeach()
 # float64's: float64 bits in a uint64_t (elementwise_xf64.glsl on xf64.glsl),
 # no double instruction, hence CONCORD_F64=0.
 foreach(k unary=1 upred=2 binary=3 bpred=4 clamp=5)

@@ -10,6 +10,9 @@
 //   -DXF=1       the reproducible mode's variant of f16/bf16/f32 (kinds 1-5):
 //                values are float32 bits in a uint, computed with integer
 //                operations only (xf32.glsl, elementwise_xf32.glsl)
+//   -DXMATH=1    with XF and KIND=1: the transcendentals computed in float64
+//                on bits (xf64.glsl, xmath32.glsl), a variant of their own so
+//                that the other unary ops keep a small shader
 //   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
 //                (xf64.glsl, elementwise_xf64.glsl); no double instruction
 // The op is args.op: one variant serves every op of its kind. The op
@@ -22,6 +25,10 @@
 
 #if defined(XF)
 #include "xf32.glsl"
+#if defined(XMATH)
+#include "xf64.glsl"
+#include "xmath32.glsl"
+#endif
 #include "elementwise_xf32.glsl"
 #define VT uint
 // xf32.glsl's XLOAD(T) pastes its argument as written: one more level here

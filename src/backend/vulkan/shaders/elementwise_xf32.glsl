@@ -10,6 +10,8 @@
 // and the dispatcher needs no separate NaN pass. An op without its case here gives NaN (or false) and is
 // never claimed in the mode (kXUnary / kXBinary in elementwise.cpp).
 //
+// With XMATH (the "ew_xmath_*_x" variants), uop is log, tanh, sigmoid, expm1,
+// log1p and log2 from xmath32.glsl (float64 inside, on bits).
 // Defined here on top of xf32.glsl: the rounding ops, sign, relu, fmod and
 // Python's % and //, maximum/minimum/clamp, each mirroring the CPU's
 // expression operation for operation.
@@ -98,6 +100,20 @@ uint x_floor_divide(uint a, uint b) {
   return x_canon(f);
 }
 
+#if defined(XMATH)
+// The transcendentals' variant (float64 inside): only these.
+uint uop(int op, uint x) {
+  switch (op) {
+    case OP_log: return xm_log(x);
+    case OP_tanh: return xm_tanh(x);
+    case OP_sigmoid: return xm_sigmoid(x);
+    case OP_expm1: return xm_expm1(x);  // the mode's canon_explog.h algorithms
+    case OP_log1p: return xm_log1p(x);
+    case OP_log2: return xm_log2(x);
+    default: return XF_NAN;
+  }
+}
+#else
 uint uop(int op, uint x) {
   switch (op) {
     case OP_neg: return xf_neg(x);
@@ -115,6 +131,7 @@ uint uop(int op, uint x) {
     default: return XF_NAN;
   }
 }
+#endif
 
 uint upr(int op, uint x) {
   switch (op) {
