@@ -7,8 +7,8 @@
 // holds the default mode's; the reducers and post steps follow the CPU's:
 // max/min keep the first NaN (ExtremeR), var/std scale by StatScale, mean
 // divides by float(n), norm 2 is sqrt of the sum of squares. exp is xf_exp
-// (the CPU's exp_f32); log is xr_log, the CPU's log_f32 (which computes in
-// float64) on float64 bits through xf64.glsl.
+// (the CPU's exp_f32); log is xmath32.glsl's xm_log, the CPU's log_f32
+// (which computes in float64) on float64 bits through xf64.glsl.
 // Every value stored to out is canonical (XF_NAN for any NaN, also one that
 // max/min passed through from the input).
 #ifndef CONCORD_REDUCE_XOPS_GLSL
@@ -16,6 +16,7 @@
 
 #include "xf32.glsl"
 #include "xf64.glsl"
+#include "xmath32.glsl"
 
 #define A uint
 #define AS f32
@@ -84,34 +85,6 @@ A xr_from_count(int64_t v) {
   return (uint(e + 127) << 23) | (uint(m) & 0x7fffffu);
 }
 
-// log_f32 of src/backend/cpu/vec_math.h operation for operation, its float64
-// steps on float64 bits: log(m 2^e) = e ln2 + 2 atanh((m - 1) / (m + 1)) with
-// m in (sqrt(2)/2, sqrt(2)], rounded once to float32; the special cases in
-// the CPU's order (-0 gives -inf, negatives NaN).
-A xr_log(A x) {
-  if (xf_isnan(x)) return XF_NAN;
-  if (xf_iszero(x)) return XF_INF | XF_SIGN;
-  if (xf_sign(x)) return XF_NAN;
-  if (x == XF_INF) return XF_INF;
-  const uint64_t one = 0x3ff0000000000000ul, shift = 0x4338000000000000ul;  // 1.0, 1.5 * 2^52
-  const uint64_t bits = xd_from_f32(x);  // float subnormals are normal doubles
-  const uint64_t mant = bits & 0x000ffffffffffffful;
-  const uint64_t big = mant > 0x6a09e667f3bcdul ? 1ul : 0ul;  // m > sqrt(2)
-  const uint64_t e = ((bits >> 52) & 0x7fful) + big;
-  const uint64_t m = (mant | one) - (big << 52);
-  const uint64_t s = xd_div(xd_sub(m, one), xd_add(m, one));
-  const uint64_t z = xd_mul(s, s);
-  uint64_t p = xd_add(xd_mul(z, 0x3fc3b13b13b13b14ul), 0x3fc745d1745d1746ul);  // 2/13, 2/11
-  p = xd_add(xd_mul(p, z), 0x3fcc71c71c71c71cul);                                // 2/9
-  p = xd_add(xd_mul(p, z), 0x3fd2492492492492ul);                                // 2/7
-  p = xd_add(xd_mul(p, z), 0x3fd999999999999aul);                                // 2/5
-  p = xd_add(xd_mul(p, z), 0x3fe5555555555555ul);                                // 2/3
-  p = xd_add(xd_mul(p, z), 0x4000000000000000ul);                                // 2
-  const uint64_t ed = xd_sub(e + (shift - 1023ul), shift);                       // e as a double
-  const uint64_t r = xd_add(xd_mul(ed, 0x3fe62e42fefa39eful), xd_mul(s, p));     // ln2
-  return xd_to_f32(r);
-}
-
 // var/std's scale: StatScale of src/backend/cpu/stat_scale.h (the rule and
 // why are there), in the same bits: s = 1 unless max|x| = m lies outside
 // [2^-30, 2^41), else s = 2^-(E - 4) clamped to normal powers of two.
@@ -133,8 +106,8 @@ A post_step(int post, A a, int64_t div, A p) {
     case P_DIV_SQRT: return xf_sqrt(xf_div(a, xr_from_count(div)));
     case P_SQRT: return xf_sqrt(a);
     case P_RECIP: return xf_div(XF_ONE, a);
-    case P_ADD_LOG: return xf_add(p, xr_log(a));
-    case P_LOG: return xr_log(a);
+    case P_ADD_LOG: return xf_add(p, xm_log(a));
+    case P_LOG: return xm_log(a);
     case P_FINITE: return xf_isinf(a) ? 0u : a;
     case P_SCALE: return stat_scale(a);
     case P_VAR: {  // v * r * r
