@@ -88,15 +88,10 @@ VEC_INLINE vf lookup8(const float (&t)[16], vi j) {
 }
 
 // v * 2^e rounded once, for |e| <= 150 and v in [0.9, 2] (exp's range): two
-// exact power-of-two factors, or AVX-512's scalef, which rounds the same
-// product once as well.
+// exact power-of-two factors (AVX-512 takes scalef, in exp16_many).
 VEC_INLINE vf scale2(vf v, vi e) {
-#if VEC_W == 16
-  return as<vf>(_mm512_scalef_ps(as<__m512>(v), _mm512_cvtepi32_ps(as<__m512i>(e))));
-#else
   const vi e1 = e >> 1, e2 = e - e1;
   return (v * as<vf>((e1 + 127) << 23)) * as<vf>((e2 + 127) << 23);
-#endif
 }
 
 // One statement for each of N vectors in turn (Exp::many, ExpLe::many).
@@ -169,10 +164,13 @@ struct Exp {
 // nine integer and multiply operations there). Here v comes out as v * 2^25
 // from the scaled tables (exact), 2^e is added to its exponent field (exact:
 // e in [-150, 0] keeps v * 2^(e + 25) normal), and the one multiply by 2^-25
-// rounds v * 2^e once, as scale2 does. The table index is k itself (vpermps
-// reads its low three bits). k comes from a truncating conversion of the
-// integral kf, which gives 0x80000000 for NaN: its exponent step is 0, so a
-// NaN keeps its bits. AVX-512 drops the upper clamp (exp16_many); SSE2 uses Exp.
+// rounds v * 2^e once, as scale2 does. kf is x 8/ln2 rounded to the nearest
+// even integer by vroundps, one step for Exp's add and subtract of kShift
+// (the same value for |x 8/ln2| < 2^22; a zero may come out -0, which
+// changes no result: r then is +-0 and q +0 either way). The table index is
+// k itself (vpermps reads its low three bits); k is the same rounding as an
+// integer conversion, which gives 0x80000000 for NaN: its exponent step is
+// 0, so a NaN keeps its bits. AVX-512 drops the upper clamp (exp16_many); SSE2 uses Exp.
 struct ExpLe {
   template <int N>
   VEC_INLINE static void many(vf (&x)[N]) {
@@ -181,10 +179,10 @@ struct ExpLe {
     vf t[N], kf[N], r[N], q[N];
     vi k[N];
     VEC_EACH x[u] = max_x86(splat<vf>(-c::kClamp), x[u]);  // NaN passes; x <= 0 needs no upper clamp
-    VEC_EACH t[u] = x[u] * c::kInvStep + c::kShift;
-    VEC_EACH kf[u] = t[u] - c::kShift;
+    VEC_EACH t[u] = x[u] * c::kInvStep;
+    VEC_EACH kf[u] = as<vf>(_mm256_round_ps(as<__m256>(t[u]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     VEC_EACH r[u] = (x[u] - kf[u] * c::kStepHi) - kf[u] * c::kStepLo;
-    VEC_EACH k[u] = as<vi>(_mm256_cvttps_epi32(as<__m256>(kf[u])));
+    VEC_EACH k[u] = as<vi>(_mm256_cvtps_epi32(as<__m256>(t[u])));
     VEC_EACH q[u] = (r[u] * c::kInv24 + c::kInv6) * r[u] + 0.5f;  // p
     VEC_EACH q[u] = r[u] + (r[u] * r[u]) * q[u];
     VEC_EACH {
