@@ -157,11 +157,16 @@ void reduce_blocks(RedOp op, Ty ty, const void* x, int64_t n, float shift, float
 
 // ---------------- softmax output pass ----------------
 
+// e * b, and e's NaN where both are NaN (a NaN row: e from x - max, b from
+// 1 / sum). x86 returns the first operand's NaN, and the compiler may put
+// either operand first, so the order is written out: every level keeps e's.
+VEC_INLINE vf times_keep_nan(vf e, vf b) { return e != e ? e : e * b; }
+
 template <Ty T, RowOut OP>
 VEC_INLINE vf row_value(const void* x, int64_t i, vf a, vf b) {
   if constexpr (OP == RowOut::scale) return load<vf>(static_cast<const float*>(x) + i) * a;
-  else if constexpr (OP == RowOut::exp_scale) return Exp::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
-  else if constexpr (OP == RowOut::exp_scale_max) return ExpLe::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
+  else if constexpr (OP == RowOut::exp_scale) return times_keep_nan(Exp::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a), b);
+  else if constexpr (OP == RowOut::exp_scale_max) return times_keep_nan(ExpLe::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a), b);
   else return (Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) - b;
 }
 
