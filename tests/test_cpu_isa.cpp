@@ -7,6 +7,8 @@
 // per process), which prints a digest of the results' bytes.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -78,6 +80,26 @@ TEST(CpuIsa, DISABLED_Digest) {
     p[5000 + 123] = nan;
     h = fnv(h, softmax(w, 1));
     h = fnv(h, softmax(mul(randn({2, 70001}, float32, kCPU, 12), 30.0f).to(float16), 1));
+    // A NaN row through that recomputing pass: NaNs of two payloads, where
+    // each level must keep the same one (exp's, not 1/sum's).
+    {
+      Tensor v = mul(randn({2, 70001}, float32, kCPU, 21), 30.0f);
+      auto* q = static_cast<float*>(v.raw_data());
+      q[40] = nan;
+      q[60] = std::bit_cast<float>(0xffc12345u);
+      for (Dtype t : {float16, bfloat16}) h = fnv(h, softmax(v.to(t), 1));
+    }
+    // softmax's first max in any order (Kernels::max_any; SSE2 takes the
+    // engine's), redone with the engine's when the sum is NaN: a row with
+    // +inf, a row of -inf, a row whose max is zero of both signs.
+    {
+      Tensor z = randn({4, 300}, float32, kCPU, 22);
+      auto* q = static_cast<float*>(z.raw_data());
+      q[7] = inf;
+      for (int i = 300; i < 600; ++i) q[i] = -inf;
+      for (int i = 600; i < 900; ++i) q[i] = i % 3 ? -std::abs(q[i]) : (i % 2 ? 0.0f : -0.0f);
+      for (Dtype t : {float32, float16, bfloat16}) h = fnv(fnv(h, softmax(z.to(t), 1)), log_softmax(z.to(t), 1));
+    }
     h = fnv(h, sum(randn({3, 3 * 4096 + 77}, bfloat16, kCPU, 13), {1}));
     h = fnv(h, sum(randn({1 << 18}, bfloat16, kCPU, 14)));
   }

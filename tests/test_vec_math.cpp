@@ -195,6 +195,36 @@ TEST(VecMath, ScalarExpHasTheVectorBits) {
   }
 }
 
+// Every step k = round(x 8/ln2) the float32 exp reaches, on both sides of
+// each rounding edge (the table index k mod 8; the exponent k >> 3, which
+// floors for k < 0), and NaNs with many payloads: every level's exp and
+// softmax's exp step give exp_f32's bits, NaN payloads included. (AVX-512
+// reads the index from t's bits and scales by scalef(v, kf / 8).)
+TEST(VecMath, ExpBitsAtEveryStepAndNaNPayload) {
+  std::vector<float> xs;
+  for (int k = -1210; k <= 1210; ++k)
+    for (float d : {-0.5f, -0.49999f, -0.25f, 0.0f, 0.25f, 0.49999f, 0.5f}) xs.push_back((k + d) * 0x1.62e430p-4f);  // ln2/8
+  for (uint32_t p = 1; p < (1u << 23); p = p * 3 + 1)
+    for (uint32_t sign : {0u, 0x80000000u}) xs.push_back(std::bit_cast<float>(sign | 0x7f800000u | p));
+  const int64_t n = static_cast<int64_t>(xs.size());
+  std::vector<float> le;  // x <= 0 or NaN: softmax's exp step (exp_sum_max, exp_scale_max)
+  for (float x : xs)
+    if (!(x > 0.0f)) le.push_back(x);
+  const int64_t m = static_cast<int64_t>(le.size());
+  for (const vec::Kernels* k : isas()) {
+    std::vector<float> y(n), e(m), o(m), part((m + 4095) / 4096);
+    k->unary(vec::UnOp::exp, vec::Ty::f32, y.data(), xs.data(), n);
+    k->reduce_blocks(vec::RedOp::exp_sum_max, vec::Ty::f32, le.data(), m, 0.0f, part.data(), e.data());
+    k->row_out(vec::RowOut::exp_scale_max, vec::Ty::f32, o.data(), le.data(), m, 0.0f, 1.0f);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(bits(y[i]), bits(vec::exp_f32(xs[i]))) << k->name << " exp(" << xs[i] << "), bits " << std::hex << bits(xs[i]);
+    for (int64_t i = 0; i < m; ++i) {
+      ASSERT_EQ(bits(e[i]), bits(vec::exp_f32(le[i]))) << k->name << " exp_sum_max, bits " << std::hex << bits(le[i]);
+      ASSERT_EQ(bits(o[i]), bits(vec::exp_f32(le[i]))) << k->name << " exp_scale_max, bits " << std::hex << bits(le[i]);
+    }
+  }
+}
+
 // The engine's block order written out plainly: lane i % 16, increasing i, lane tree.
 float ref_block(vec::RedOp op, const std::vector<float>& v, size_t i0, size_t len, float shift) {
   float acc[16];

@@ -56,19 +56,30 @@ void softmax_rows_vec(const Geom& g, const Geom& go, const T* xb, T* ob) {
   // The blocks of rows [rb, re): one thread per row range (many rows), or all
   // threads on the blocks of each row (few long rows).
   auto row = [&](const T* x, T* o, std::vector<float>& part, std::vector<float>& ebuf, bool split) {
-    auto blocks = [&](vec::RedOp op, float shift, float* e) {
+    // any: max_any in place of op (the engine's max).
+    auto blocks = [&](vec::RedOp op, float shift, float* e, bool any = false) {
       auto run = [&](int64_t bb, int64_t be) {
         const int64_t i0 = bb * red::kBlock, len = std::min(be * red::kBlock, n) - i0;
-        vk.reduce_blocks(op, ty, x + i0, len, shift, part.data() + bb, e ? e + i0 : nullptr);
+        if (any) vk.max_any(ty, x + i0, len, part.data() + bb);
+        else vk.reduce_blocks(op, ty, x + i0, len, shift, part.data() + bb, e ? e + i0 : nullptr);
       };
       if (split) parallel_for(nb, 1, run);
       else run(0, nb);
     };
-    blocks(vec::RedOp::max, 0.0f, nullptr);
-    const float m = red::combine_blocks(mr, part.data(), nb);
+    // softmax takes the max in any order first (Kernels::max_any): without NaNs it is
+    // the engine's max, up to the sign of a zero max, which no exp(x - max)
+    // sees. A NaN anywhere makes the sum NaN (so does an inf row's inf - inf);
+    // then the row is redone with the engine's max, whose NaN the output keeps.
+    // log_softmax's x - max sees the sign: it takes the engine's max at once.
     float* e = !keep ? nullptr : kF32 ? reinterpret_cast<float*>(o) : ebuf.data();
-    blocks(vec::RedOp::exp_sum_max, m, e);
-    const float s = red::combine_blocks(sr, part.data(), nb);
+    float m = 0.0f, s = 0.0f;
+    for (bool any : {!kLog && vk.max_any, false}) {
+      blocks(vec::RedOp::max, 0.0f, nullptr, any);
+      m = red::combine_blocks(mr, part.data(), nb);
+      blocks(vec::RedOp::exp_sum_max, m, e);
+      s = red::combine_blocks(sr, part.data(), nb);
+      if (!any || s == s) break;
+    }
     auto out = [&](int64_t ib, int64_t ie) {
       if (kLog) row_out(vec::RowOut::log, ty, o + ib, x + ib, ie - ib, m, vec::log_f32(s));
       else if (keep) row_out(vec::RowOut::scale, ty, o + ib, e + ib, ie - ib, 1.0f / s, 0.0f);

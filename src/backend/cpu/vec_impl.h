@@ -27,6 +27,7 @@
 // GCC 12's F16C/AVX-512 conversion intrinsics trip a false uninitialised warning.
 #pragma GCC diagnostic ignored "-Wpsabi"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"  // the same, for _mm512_max_ps's undefined pass-through operand
 
 namespace concord::detail::cpu::vec::VEC_NS {
 namespace {
@@ -376,5 +377,10 @@ const Kernels VEC_TABLE = {VEC_ISA,
                            &VEC_NS::trsm_small<double>,
                            &VEC_NS::binary_c<true>,
                            &VEC_NS::unary_c<true>,
-                           &VEC_NS::row_out_c<true>};
+                           &VEC_NS::row_out_c<true>,
+#if VEC_W >= 8
+                           &VEC_NS::max_any};
+#else
+                           nullptr};
+#endif
 }  // namespace concord::detail::cpu::vec

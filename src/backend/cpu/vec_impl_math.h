@@ -88,19 +88,42 @@ VEC_INLINE vf lookup8(const float (&t)[16], vi j) {
 }
 
 // v * 2^e rounded once, for |e| <= 150 and v in [0.9, 2] (exp's range): two
-// exact power-of-two factors, or AVX-512's scalef, which rounds the same
-// product once as well.
+// exact power-of-two factors (AVX-512 takes scalef, in exp16_many).
 VEC_INLINE vf scale2(vf v, vi e) {
-#if VEC_W == 16
-  return as<vf>(_mm512_scalef_ps(as<__m512>(v), _mm512_cvtepi32_ps(as<__m512i>(e))));
-#else
   const vi e1 = e >> 1, e2 = e - e1;
   return (v * as<vf>((e1 + 127) << 23)) * as<vf>((e2 + 127) << 23);
-#endif
 }
 
 // One statement for each of N vectors in turn (Exp::many, ExpLe::many).
 #define VEC_EACH _Pragma("GCC unroll 8") for (int u = 0; u < N; ++u)
+
+#if VEC_W == 16
+// AVX-512's exp: Exp's operations on the same values in five fewer steps per
+// vector. t's bits are kShift's (low 23 bits zero) plus k, so the low four
+// bits of t are k mod 16, all that vpermps reads of an index (the tables hold
+// their 8 entries twice): no integer k, no `& 7`. scalef multiplies by
+// 2^floor(b), and floor(kf / 8) is k >> 3 (kf / 8 is exact), so 2^e comes
+// without the shift and the conversion; a NaN v keeps its bits (scalef
+// returns its first operand's NaN). kLe: x <= 0 or NaN, no upper clamp.
+template <bool kLe, int N>
+VEC_INLINE void exp16_many(vf (&x)[N]) {
+  namespace c = expf32;
+  vf t[N], kf[N], r[N], q[N];
+  if constexpr (kLe) VEC_EACH x[u] = max_x86(splat<vf>(-c::kClamp), x[u]);
+  else VEC_EACH x[u] = clamp(x[u], c::kClamp);
+  VEC_EACH t[u] = x[u] * c::kInvStep + c::kShift;
+  VEC_EACH kf[u] = t[u] - c::kShift;
+  VEC_EACH r[u] = (x[u] - kf[u] * c::kStepHi) - kf[u] * c::kStepLo;
+  VEC_EACH q[u] = (r[u] * c::kInv24 + c::kInv6) * r[u] + 0.5f;  // p
+  VEC_EACH q[u] = r[u] + (r[u] * r[u]) * q[u];
+  VEC_EACH {
+    const __m512i j = as<__m512i>(t[u]);
+    const vf th = as<vf>(_mm512_permutexvar_ps(j, as<__m512>(load<vf>(c::kT))));
+    const vf tl = as<vf>(_mm512_permutexvar_ps(j, as<__m512>(load<vf>(c::kTlo))));
+    x[u] = as<vf>(_mm512_scalef_ps(as<__m512>(th + (th * q[u] + tl)), as<__m512>(kf[u] * 0.125f)));
+  }
+}
+#endif
 
 // exp in float32 arithmetic, operation for operation exp_f32 (vec_math.h).
 // many: N vectors at once, each step for all of them before the next, so the
@@ -109,6 +132,9 @@ VEC_INLINE vf scale2(vf v, vi e) {
 struct Exp {
   template <int N>
   VEC_INLINE static void many(vf (&x)[N]) {
+#if VEC_W == 16
+    exp16_many<false>(x);
+#else
     namespace c = expf32;
     vf t[N], kf[N], r[N], q[N];
     vi k[N];
@@ -124,6 +150,7 @@ struct Exp {
       const vf th = lookup8(c::kT, j);
       x[u] = scale2(th + (th * q[u] + lookup8(c::kTlo, j)), k[u] >> 3);
     }
+#endif
   }
   VEC_INLINE static vf f(vf x) {
     vf a[1] = {x};
@@ -137,10 +164,13 @@ struct Exp {
 // nine integer and multiply operations there). Here v comes out as v * 2^25
 // from the scaled tables (exact), 2^e is added to its exponent field (exact:
 // e in [-150, 0] keeps v * 2^(e + 25) normal), and the one multiply by 2^-25
-// rounds v * 2^e once, as scale2 does. The table index is k itself (vpermps
-// reads its low three bits). k comes from a truncating conversion of the
-// integral kf, which gives 0x80000000 for NaN: its exponent step is 0, so a
-// NaN keeps its bits. Other ISAs use Exp (AVX-512's scalef is already short).
+// rounds v * 2^e once, as scale2 does. kf is x 8/ln2 rounded to the nearest
+// even integer by vroundps, one step for Exp's add and subtract of kShift
+// (the same value for |x 8/ln2| < 2^22; a zero may come out -0, which
+// changes no result: r then is +-0 and q +0 either way). The table index is
+// k itself (vpermps reads its low three bits); k is the same rounding as an
+// integer conversion, which gives 0x80000000 for NaN: its exponent step is
+// 0, so a NaN keeps its bits. AVX-512 drops the upper clamp (exp16_many); SSE2 uses Exp.
 struct ExpLe {
   template <int N>
   VEC_INLINE static void many(vf (&x)[N]) {
@@ -149,10 +179,10 @@ struct ExpLe {
     vf t[N], kf[N], r[N], q[N];
     vi k[N];
     VEC_EACH x[u] = max_x86(splat<vf>(-c::kClamp), x[u]);  // NaN passes; x <= 0 needs no upper clamp
-    VEC_EACH t[u] = x[u] * c::kInvStep + c::kShift;
-    VEC_EACH kf[u] = t[u] - c::kShift;
+    VEC_EACH t[u] = x[u] * c::kInvStep;
+    VEC_EACH kf[u] = as<vf>(_mm256_round_ps(as<__m256>(t[u]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     VEC_EACH r[u] = (x[u] - kf[u] * c::kStepHi) - kf[u] * c::kStepLo;
-    VEC_EACH k[u] = as<vi>(_mm256_cvttps_epi32(as<__m256>(kf[u])));
+    VEC_EACH k[u] = as<vi>(_mm256_cvtps_epi32(as<__m256>(t[u])));
     VEC_EACH q[u] = (r[u] * c::kInv24 + c::kInv6) * r[u] + 0.5f;  // p
     VEC_EACH q[u] = r[u] + (r[u] * r[u]) * q[u];
     VEC_EACH {
@@ -164,6 +194,8 @@ struct ExpLe {
       const vu eb = (as<vu>(k[u]) << 20) & 0xff800000u;  // (k >> 3) << 23, modulo 2^32
       x[u] = as<vf>(as<vu>(t[u]) + eb) * 0x1p-25f;
     }
+#elif VEC_W == 16
+    exp16_many<true>(x);
 #else
     Exp::many(x);
 #endif

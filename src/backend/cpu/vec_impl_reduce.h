@@ -155,13 +155,61 @@ void reduce_blocks(RedOp op, Ty ty, const void* x, int64_t n, float shift, float
   }
 }
 
+#if VEC_W >= 8
+// max_any (vec_math.h) over one block: four chains of the x86 max side by
+// side. The tail is padded with x[0], which leaves the max unchanged.
+template <Ty T>
+float max_any_block(const typename Io<T>::E* x, int64_t len) {
+  using E = typename Io<T>::E;
+  constexpr int U = 4;
+  vf a[U];
+  for (int u = 0; u < U; ++u) a[u] = splat<vf>(-__builtin_inff());
+  int64_t i = 0;
+  for (; i + U * W <= len; i += U * W)
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) a[u] = max_x86(a[u], Io<T>::get(x + i + u * W));
+  for (; i + W <= len; i += W) a[0] = max_x86(a[0], Io<T>::get(x + i));
+  if (i < len) {
+    E xt[W];
+    for (int j = 0; j < W; ++j) xt[j] = x[0];
+    std::memcpy(xt, x + i, (len - i) * sizeof(E));
+    a[1] = max_x86(a[1], Io<T>::get(xt));
+  }
+  vf m = max_x86(max_x86(a[0], a[1]), max_x86(a[2], a[3]));
+  if constexpr (W >= 16) m = max_x86(m, lanes_down<8>(m));
+  m = max_x86(m, lanes_down<4>(m));
+  m = max_x86(m, lanes_down<2>(m));
+  m = max_x86(m, lanes_down<1>(m));
+  return m[0];
+}
+
+template <Ty T>
+void max_any_ty(const void* xp, int64_t n, float* part) {
+  const auto* x = static_cast<const typename Io<T>::E*>(xp);
+  for (int64_t b = 0, i0 = 0; i0 < n; ++b, i0 += kRedBlock) part[b] = max_any_block<T>(x + i0, n - i0 < kRedBlock ? n - i0 : kRedBlock);
+}
+
+void max_any(Ty ty, const void* x, int64_t n, float* part) {
+  switch (ty) {
+    case Ty::f32: return max_any_ty<Ty::f32>(x, n, part);
+    case Ty::f16: return max_any_ty<Ty::f16>(x, n, part);
+    case Ty::bf16: return max_any_ty<Ty::bf16>(x, n, part);
+  }
+}
+#endif
+
 // ---------------- softmax output pass ----------------
+
+// e * b, and e's NaN where both are NaN (a NaN row: e from x - max, b from
+// 1 / sum). x86 returns the first operand's NaN, and the compiler may put
+// either operand first, so the order is written out: every level keeps e's.
+VEC_INLINE vf times_keep_nan(vf e, vf b) { return e != e ? e : e * b; }
 
 template <Ty T, RowOut OP>
 VEC_INLINE vf row_value(const void* x, int64_t i, vf a, vf b) {
   if constexpr (OP == RowOut::scale) return load<vf>(static_cast<const float*>(x) + i) * a;
-  else if constexpr (OP == RowOut::exp_scale) return Exp::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
-  else if constexpr (OP == RowOut::exp_scale_max) return ExpLe::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) * b;
+  else if constexpr (OP == RowOut::exp_scale) return times_keep_nan(Exp::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a), b);
+  else if constexpr (OP == RowOut::exp_scale_max) return times_keep_nan(ExpLe::f(Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a), b);
   else return (Io<T>::get(static_cast<const typename Io<T>::E*>(x) + i) - a) - b;
 }
 

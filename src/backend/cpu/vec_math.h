@@ -87,6 +87,12 @@ struct Kernels {
   void (*binary_canon)(BinOp op, Ty ty, void* o, const void* x, const void* y, int xs, int ys, int64_t n, bool stream);
   void (*unary_canon)(UnOp op, Ty ty, void* o, const void* x, int64_t n);
   void (*row_out_canon)(RowOut op, Ty ty, void* o, const void* x, int64_t n, float a, float b);
+  // part[b] = the largest value of block b (kRedBlock elements) of x[0, n),
+  // n > 0, when the block holds no NaN, in any order (four chains, one
+  // instruction per vector). With a NaN the result is unspecified, and a zero
+  // max may come out +0 or -0: callers check (softmax: a NaN sum). Null on
+  // SSE2, where softmax takes reduce_blocks' max.
+  void (*max_any)(Ty ty, const void* x, int64_t n, float* part);
 };
 
 // Outputs from this size on are streamed (binary's `stream`). The caller
