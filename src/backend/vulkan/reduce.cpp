@@ -11,7 +11,9 @@
 // The reproducible mode runs the "reduce_x_*" variants for float16, bfloat16
 // and float32 (shaders/reduce_xops.glsl: float32 on bits, and the CPU's log's
 // float64 steps on float64 bits, integer instructions only), so every op
-// here gives the CPU's bits whatever the device does with subnormals.
+// here gives the CPU's bits whatever the device does with subnormals; and
+// reduce_x_f64 (reduce_xops64.glsl: float64 on bits) for all but softmax,
+// log_softmax and logsumexp, whose float64 exp/log stay the CPU's.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -100,11 +102,20 @@ bool reduce_exact_op(OpId op) {
       return false;
   }
 }
-const DtypeSet kReduceExactDtypes{float16, bfloat16, float32};
+const DtypeSet kReduceExactDtypes{float16, bfloat16, float32, float64};
+// float64's exact variant has no exp or log: the CPU's float64 exp/log in the
+// mode are double-double algorithms, so these stay on the fallback.
+bool reduce_exact_f64(OpId op) {
+  return reduce_exact_op(op) && op != OpId::softmax && op != OpId::logsumexp && op != OpId::log_softmax;
+}
+DtypeSet reduce_exact_dtypes(OpId op) {
+  if (!reduce_exact_op(op)) return DtypeSet{};
+  return reduce_exact_f64(op) ? kReduceExactDtypes : kReduceExactDtypes - DtypeSet{float64};
+}
 
 // The variant of op on x: the exact one in the reproducible mode (one
 // chokepoint for the choice; the claims in backend.cpp match it).
-bool use_exact(OpId op, Dtype t) { return reproducible() && reduce_exact_op(op) && kReduceExactDtypes.has(t); }
+bool use_exact(OpId op, Dtype t) { return reproducible() && reduce_exact_dtypes(op).has(t); }
 std::string variant_for(OpId op, Dtype t) { return variant(t, use_exact(op, t)); }
 
 // An exact variant stores every NaN canonical: no separate NaN pass for out.
@@ -183,12 +194,13 @@ void claims_reduce(Claims& c) {
 }
 
 // The reproducible mode's claims of the exact variants (backend.cpp calls
-// this after the rule): the CPU's bits for float16, bfloat16 and float32
-// wherever the op is native, whatever the device's float controls.
+// this after the rule): the CPU's bits for float16, bfloat16, float32 and
+// (not softmax, log_softmax, logsumexp) float64 wherever the op is native,
+// whatever the device's float controls.
 void claims_reduce_exact(Capabilities& c) {
   for (int i = 0; i < kNumOps; ++i)
     if (reduce_exact_op(static_cast<OpId>(i)))
-      c.reproducible[i] = c.reproducible[i] | (c.native[i] & kReduceExactDtypes);
+      c.reproducible[i] = c.reproducible[i] | (c.native[i] & reduce_exact_dtypes(static_cast<OpId>(i)));
 }
 
 void VulkanBackend::reduce(OpId op, const Tensor& x, const Dims& dims, const Tensor& out, const ReduceArgs& args) {

@@ -24,7 +24,9 @@
 // instructions) or, with -DXF=1 (the "reduce_x_*" variants of f16 bf16 f32,
 // the reproducible mode), from reduce_xops.glsl: float32 on bits through
 // xf32.glsl, integer instructions only, so the CPU's bits whatever the
-// device does with subnormals, and every NaN stored canonical.
+// device does with subnormals, and every NaN stored canonical; with -DXD=1
+// too ("reduce_x_f64"), from reduce_xops64.glsl: float64 on bits through
+// xf64.glsl (no exp or log: softmax and logsumexp of float64 not there).
 #version 460
 #include "common.glsl"
 #include "dtypes.glsl"
@@ -78,7 +80,9 @@ layout(push_constant) uniform Push { Args args; } pc;
 
 layout(local_size_x = LANES) in;
 
-#ifdef XF
+#if defined(XD)
+#include "reduce_xops64.glsl"
+#elif defined(XF)
 #include "reduce_xops.glsl"
 #else
 #include "reduce_ops.glsl"
