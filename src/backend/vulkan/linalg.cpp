@@ -113,9 +113,9 @@ void claims_linalg(Claims& c) {
   // det: the LU, then the diagonal product on bits (det.cpp, both modes).
   c.claim(OpId::det, floats);
   c.need("det_f32");
-  // The norms: float32 and float64 (norms.cpp), both modes.
-  for (OpId op : {OpId::vector_norm, OpId::matrix_norm}) c.claim(op, floats & DtypeSet{float32, float64});
-  c.need("norms_f32");
+  // The norms (norms.cpp), both modes.
+  for (OpId op : {OpId::vector_norm, OpId::matrix_norm}) c.claim(op, floats);
+  c.need("norms_f32"), c.need("norms_f16"), c.need("norms_bf16");
   c.need("linalg_f32");
   c.need("linalg_x_f32");
   if (floats.has(float64)) c.need("linalg_f64"), c.need("linalg_x_f64"), c.need("det_f64"), c.need("norms_f64");

@@ -1,9 +1,9 @@
 // Vulkan vector norms of rows and matrix abs-sum norms (shaders/norms.comp):
 // the CPU's float64 loops on bits (xf64.glsl), in both modes, so the CPU's
-// bits whatever the device's float controls, NaNs canonical. float32 and
-// float64 (the halves fall back: the CPU rounds their float64 result once to
-// the half, which xf64.glsl has no function for). The front end sends general
-// p and the SVD orders to the CPU fallback (plan's host_only).
+// bits whatever the device's float controls, NaNs canonical. Every floating
+// dtype: halves read widened exactly and their result rounded as convert.h
+// does (round-to-odd to float32, then to the half). The front end sends
+// general p and the SVD orders to the CPU fallback (plan's host_only).
 //
 // Every loop runs in chunks of kChunk terms per dispatch, its running values
 // in a float64 state buffer: llvmpipe ends an invocation after 65535 loop
@@ -39,9 +39,8 @@ constexpr int64_t kChunk = 256;  // terms per invocation per dispatch
 constexpr int64_t kGroup = 64;   // norms.comp's local_size_x
 
 void check(const char* op, const Tensor& x, const Tensor& out, const Device& dev) {
-  if ((x.dtype() != float32 && x.dtype() != float64) || out.dtype() != x.dtype() || !x.is_contiguous() ||
-      !out.is_contiguous())
-    throw NotImplementedError(std::string("[linalg.") + op + "] the vulkan kernel takes contiguous float32 or float64 " +
+  if (!is_floating(x.dtype()) || out.dtype() != x.dtype() || !x.is_contiguous() || !out.is_contiguous())
+    throw NotImplementedError(std::string("[linalg.") + op + "] the vulkan kernel takes contiguous floating " +
                               "tensors of one dtype, got " + std::string(name(x.dtype())) + " into " +
                               std::string(name(out.dtype())) + " on " + dev.str() + "; run it on cpu");
 }

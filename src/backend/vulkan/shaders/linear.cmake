@@ -34,3 +34,5 @@ concord_vk_shader(det_f64 det.comp DEFINES T_IS_F64=1 CONCORD_F64=0)
 # norms.comp: vector and matrix abs-sum norms, the CPU's float64 loops on bits (both modes).
 concord_vk_shader(norms_f32 norms.comp)
 concord_vk_shader(norms_f64 norms.comp DEFINES T_IS_F64=1 CONCORD_F64=0)
+concord_vk_shader(norms_f16 norms.comp DEFINES T_HALF=1)
+concord_vk_shader(norms_bf16 norms.comp DEFINES T_HALF=2)

@@ -13,15 +13,21 @@
 //   PH_SCALE ord 2 of doubles, second pass: the sum of (|x| / max)^2
 //   PH_PICK  matrix norms: max / min over a chunk of the sums
 //   PH_STORE round each result once to the output dtype
-// Variants (linear.cmake): norms_f32 (float32 in and out) and norms_f64
-// (float64 bits in uint64_t; no double instruction).
+// Variants (linear.cmake): norms_f32 (float32 in and out), norms_f64
+// (float64 bits in uint64_t; no double instruction), norms_f16 / norms_bf16
+// (T_HALF: read widened exactly, the result rounded as convert.h does:
+// round-to-odd to float32, then once to the half).
 #version 460
 #include "common.glsl"
+#include "dtypes.glsl"
 #include "xf32.glsl"
 #include "xf64.glsl"
 
 #ifndef T_IS_F64
 #define T_IS_F64 0
+#endif
+#ifndef T_HALF
+#define T_HALF 0  // 1: float16, 2: bfloat16
 #endif
 
 layout(local_size_x = 64) in;
@@ -55,6 +61,10 @@ layout(push_constant) uniform Push { Args args; } pc;
 uint64_t load_x(uint64_t base, int64_t i) {
 #if T_IS_F64
   return RefD(base + uint64_t(i) * 8ul).v;
+#elif T_HALF == 1
+  return xd_from_f32(xf_from_f16(ld16(base, i)));
+#elif T_HALF == 2
+  return xd_from_f32(xf_from_bf16(ld16(base, i)));
 #else
   return xd_from_f32(RefU(base + uint64_t(i) * 4ul).v);
 #endif
@@ -125,6 +135,16 @@ void matrix_step(Args g, int64_t item) {
   }
 }
 
+// float64 -> float32 rounded to odd (convert.h's round_to_odd_f32): truncated
+// toward zero, the last bit set when inexact, so one more rounding to a half
+// is the correct one.
+uint to_f32_odd(uint64_t a) {
+  const uint r = xd_to_f32(a);
+  if (xd_isnan(a) || xd_from_f32(r) == a) return r;
+  const uint t = xd_lt(xd_abs(a), xd_abs(xd_from_f32(r))) ? r - 1u : r;  // magnitude down one step
+  return t | 1u;
+}
+
 void main() {
   Args g = pc.args;
   const int64_t item = g.b0 + int64_t(gl_GlobalInvocationID.x);
@@ -135,7 +155,11 @@ void main() {
     return;
   }
   const uint64_t v = g.op == OP_MAT ? st(g.res, item) : vector_result(g, item);
-#if T_IS_F64
+#if T_HALF == 1
+  st16(g.dst, g.dst_off + item, xf_to_f16(to_f32_odd(v)));
+#elif T_HALF == 2
+  st16(g.dst, g.dst_off + item, xf_to_bf16(to_f32_odd(v)));
+#elif T_IS_F64
   RefD(g.dst + uint64_t(g.dst_off + item) * 8ul).v = xd_isnan(v) ? XD_NAN : v;
 #else
   RefU(g.dst + uint64_t(g.dst_off + item) * 4ul).v = xd_to_f32(v);
