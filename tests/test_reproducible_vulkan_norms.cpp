@@ -1,5 +1,5 @@
 // det, vector norms (ord 0, 1, 2, ±inf) and matrix norms (fro, ±1, ±inf) on
-// every device, the Vulkan devices above all (shaders/det.comp, norms.comp:
+// every device, the Vulkan devices above all (shaders/norms.comp:
 // the CPU's float64 loops on bits, in both modes). det: bits equal to the
 // CPU's for batches of random matrices with subnormal, huge, ±0, ±inf and NaN
 // entries, for triangular matrices (their own LU) whose diagonal products

@@ -13,7 +13,7 @@
 // follows (float results equal the CPU's bits on lavapipe). A matrix is worked on in
 // shared memory when it fits (the device's shared memory, capped at 64 KiB as
 // OpenCL's local memory is), otherwise in place in device memory by the same
-// shader. det's diagonal product runs in det.cpp, the norms in norms.cpp;
+// shader. det's diagonal product and the norms run in norms.cpp;
 // slogdet has no kernel: it is not claimed.
 //
 // The reproducible mode runs the "_x" variants (linalg_x_f32 / linalg_x_f64):
@@ -110,15 +110,13 @@ void claims_linalg(Claims& c) {
         c.caps.has_kernel(OpId::triu, is_half(t) ? float32 : t))
       chol.add(t);
   c.claim(OpId::cholesky, chol);
-  // det: the LU, then the diagonal product on bits (det.cpp, both modes).
+  // det (the LU, then the diagonal product) and the norms on bits (norms.cpp), both modes.
   c.claim(OpId::det, floats);
-  c.need("det_f32");
-  // The norms (norms.cpp), both modes.
   for (OpId op : {OpId::vector_norm, OpId::matrix_norm}) c.claim(op, floats);
   c.need("norms_f32"), c.need("norms_f16"), c.need("norms_bf16");
   c.need("linalg_f32");
   c.need("linalg_x_f32");
-  if (floats.has(float64)) c.need("linalg_f64"), c.need("linalg_x_f64"), c.need("det_f64"), c.need("norms_f64");
+  if (floats.has(float64)) c.need("linalg_f64"), c.need("linalg_x_f64"), c.need("norms_f64");
 }
 
 // The reproducible mode: every floating dtype this family runs natively takes

@@ -1,5 +1,5 @@
-// Vulkan vector norms of rows and matrix abs-sum norms (shaders/norms.comp):
-// the CPU's float64 loops on bits (xf64.glsl), in both modes, so the CPU's
+// Vulkan vector norms of rows, matrix abs-sum norms and det from an LU
+// (shaders/norms.comp): the CPU's float64 loops on bits (xf64.glsl), in both modes, so the CPU's
 // bits whatever the device's float controls, NaNs canonical. Every floating
 // dtype: halves read widened exactly and their result rounded as convert.h
 // does (round-to-odd to float32, then to the half). The front end sends
@@ -21,7 +21,7 @@ namespace concord::detail::vk {
 namespace {
 
 // norms.comp's OP_* and PH_* codes.
-enum NormOp : int32_t { kOrd0 = 0, kOrd1 = 1, kOrd2 = 2, kMaxAbs = 3, kMinAbs = 4, kMat = 5 };
+enum NormOp : int32_t { kOrd0 = 0, kOrd1 = 1, kOrd2 = 2, kMaxAbs = 3, kMinAbs = 4, kMat = 5, kDet = 6 };
 enum Phase : int32_t { kAcc = 0, kScale = 1, kPick = 2, kStore = 3 };
 
 // Mirrors the Args block of shaders/norms.comp.
@@ -125,6 +125,23 @@ void VulkanBackend::matrix_abs_sum_norm(const Tensor& x, double ord, const Tenso
   run.phase(a, kPick, batch, count);
   run.phase(a, kStore, batch, 0);
   if (reproducible()) nan_rule_fused(out);
+}
+
+void VulkanBackend::lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) {
+  const int64_t count = lu.size(0), n = lu.size(1);
+  if (count == 0) return;
+  if (lu.dtype() != float32 && lu.dtype() != float64)
+    throw NotImplementedError("[linalg.det] the vulkan kernel takes a float32 or float64 LU, got " +
+                              std::string(name(lu.dtype())) + " on " + device_.str() +
+                              "; the front end factors other dtypes in float32");
+  check("det", lu, det, device_);
+  NormArgs a;
+  a.x = address(lu), a.x_off = lu.offset();
+  a.out = address(det), a.out_off = det.offset();
+  a.st = address(pivots) + static_cast<uint64_t>(pivots.offset()) * sizeof(int32_t);
+  a.len = n, a.op = kDet;
+  NormRun(ctx_, device_, lu.dtype()).phase(a, kStore, count, 0);  // n <= 128 (linalg_max_n): one dispatch
+  if (reproducible()) nan_rule_fused(det);
 }
 
 }  // namespace concord::detail::vk

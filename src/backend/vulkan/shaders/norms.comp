@@ -1,6 +1,7 @@
 // shaders/norms.comp — vector norms of rows (Backend::vector_norm_rows, ord
-// 0, 1, 2, ±inf) and matrix abs-sum norms (matrix_abs_sum_norm, ord ±1,
-// ±inf): the CPU's float64 loops of src/backend/cpu/linalg_host.cpp on
+// 0, 1, 2, ±inf), matrix abs-sum norms (matrix_abs_sum_norm, ord ±1, ±inf)
+// and det from an LU (lu_det: the pivot sign, then the diagonal product in
+// index order; n <= 128, one dispatch of PH_STORE): the CPU's float64 loops of src/backend/cpu/linalg_host.cpp on
 // float64 bits with the integer functions of xf64.glsl, the same operations
 // in the same order, so the CPU's bits in both modes whatever the device does
 // with subnormals. Every NaN result is the canonical NaN.
@@ -42,6 +43,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer RefD { uint6
 #define OP_MAXABS 3  // ord inf
 #define OP_MINABS 4  // ord -inf
 #define OP_MAT 5     // matrix abs-sum norm
+#define OP_DET 6     // det: x the LU [items, len, len], st its int32 pivots
 // Phases.
 #define PH_ACC 0
 #define PH_SCALE 1
@@ -135,6 +137,17 @@ void matrix_step(Args g, int64_t item) {
   }
 }
 
+uint64_t det_of(Args g, int64_t b) {
+  const int64_t n = g.len;
+  const uint64_t piv = g.st + uint64_t(b * n) * 4ul;  // offset applied by the host
+  bool odd = false;  // parity of the row swaps recorded in the 1-based pivots
+  for (int64_t i = 0; i < n; ++i) odd = odd != (RefU(piv + uint64_t(i) * 4ul).v != uint(i + 1));
+  uint64_t d = odd ? 0xbff0000000000000ul : 0x3ff0000000000000ul;  // -1.0 or 1.0
+  const int64_t base = g.x_off + b * n * n;
+  for (int64_t i = 0; i < n; ++i) d = xd_mul(d, load_x(g.x, base + i * n + i));
+  return d;
+}
+
 // float64 -> float32 rounded to odd (convert.h's round_to_odd_f32): truncated
 // toward zero, the last bit set when inexact, so one more rounding to a half
 // is the correct one.
@@ -154,7 +167,7 @@ void main() {
     else vector_step(g, item);
     return;
   }
-  const uint64_t v = g.op == OP_MAT ? st(g.res, item) : vector_result(g, item);
+  const uint64_t v = g.op == OP_DET ? det_of(g, item) : g.op == OP_MAT ? st(g.res, item) : vector_result(g, item);
 #if T_HALF == 1
   st16(g.dst, g.dst_off + item, xf_to_f16(to_f32_odd(v)));
 #elif T_HALF == 2
