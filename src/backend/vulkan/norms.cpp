@@ -1,9 +1,11 @@
 // Vulkan vector norms of rows, matrix abs-sum norms and det from an LU
-// (shaders/norms.comp): the CPU's float64 loops on bits (xf64.glsl), in both modes, so the CPU's
-// bits whatever the device's float controls, NaNs canonical. Every floating
-// dtype: halves read widened exactly and their result rounded as convert.h
-// does (round-to-odd to float32, then to the half). The front end sends
-// general p and the SVD orders to the CPU fallback (plan's host_only).
+// (shaders/norms.comp): the CPU's float64 loops on bits (xf64.glsl), in both
+// modes, so the CPU's bits whatever the device's float controls, NaNs
+// canonical. The norms take every floating dtype: halves read widened exactly
+// and their result rounded as convert.h does (round-to-odd to float32, then
+// to the half). The front end sends general p and the SVD orders to the CPU
+// fallback (plan's host_only). det's LU is float32 or float64 (the front end
+// factors the halves in float32); slogdet (the mode's log) is not claimed.
 //
 // Every loop runs in chunks of kChunk terms per dispatch, its running values
 // in a float64 state buffer: llvmpipe ends an invocation after 65535 loop
