@@ -28,3 +28,8 @@ foreach(d f16 bf16 f32)
   concord_vk_shader(gemm_canon_${d} gemm_canon.comp DEFINES T=${d})
 endforeach()
 concord_vk_shader(gemm_canon_f64 gemm_canon.comp DEFINES T=f64 XD=1 CONCORD_F64=0)
+# norms.comp: vector and matrix abs-sum norms and det from an LU, the CPU's float64 loops on bits (both modes).
+concord_vk_shader(norms_f32 norms.comp)
+concord_vk_shader(norms_f64 norms.comp DEFINES T_IS_F64=1 CONCORD_F64=0)
+concord_vk_shader(norms_f16 norms.comp DEFINES T_HALF=1)
+concord_vk_shader(norms_bf16 norms.comp DEFINES T_HALF=2)
