@@ -13,6 +13,7 @@
 //   -DXMATH=1    with XF and KIND=1: the transcendentals computed in float64
 //                on bits (xf64.glsl, xmath32.glsl), a variant of their own so
 //                that the other unary ops keep a small shader
+//   -DXERF=1     with XMATH: erf and gelu instead (xmath32_erf.glsl)
 //   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
 //                (xf64.glsl, elementwise_xf64.glsl); no double instruction
 // The op is args.op: one variant serves every op of its kind. The op
@@ -28,6 +29,9 @@
 #if defined(XMATH)
 #include "xf64.glsl"
 #include "xmath32.glsl"
+#endif
+#if defined(XERF)
+#include "xmath32_erf.glsl"
 #endif
 #include "elementwise_xf32.glsl"
 #define VT uint
