@@ -60,9 +60,9 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // The ops whose "_x" variants (float bits, integer operations only) give
 // the CPU's bits for float32, the halves and float64 whatever the device's
 // float controls do with subnormals (log, tanh, sigmoid, expm1, log1p, log2:
-// float64 on bits inside, shaders/xmath32.glsl). The other transcendentals
-// (sin, cos, tan, gelu, erf, atan2, pow and pow(x, number)) have no such
-// variant: the mode runs them on the CPU.
+// float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
+// sin, cos, tan: xmath32_trig.glsl). The other transcendentals (atan2, pow
+// and pow(x, number)) have no such variant: the mode runs them on the CPU.
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -70,13 +70,19 @@ constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu
                           OpId::isfinite, OpId::logical_not, OpId::add, OpId::sub,     OpId::mul,
                           OpId::div,   OpId::maximum, OpId::minimum,  OpId::remainder, OpId::floor_divide,
                           OpId::eq,    OpId::ne,      OpId::lt,       OpId::le,        OpId::gt,
-                          OpId::ge,    OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp};
+                          OpId::ge,    OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp,
+                          OpId::erf,   OpId::gelu,    OpId::sin,      OpId::cos,       OpId::tan};
 const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 
 // The float64-inside ones (xmath32.glsl) have their own variants,
 // "ew_xmath_<dtype>_x": the other unary ops keep a small shader.
 constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
 bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath); }
+// erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x", apart
+// so that neither large shader slows the other's pipeline creation.
+bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
+// sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x".
+bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId::tan; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
 // every op of kXOps but the transcendentals (the CPU's float64 ones are
@@ -84,7 +90,7 @@ bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), 
 // mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = op == OpId::exp || is_xmath(op);
+  const bool f32_only = op == OpId::exp || is_xmath(op) || is_xerf(op) || is_xtrig(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -160,7 +166,8 @@ void claims_elementwise(Claims& c) {
     if (is_floating(d)) c.need(std::string("ew_pows_") + suffix(d));
     if (kXDtypes.has(d))
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
-    if (f32ish.has(d)) c.need(variant("xmath", d, true));
+    if (f32ish.has(d))
+      for (const char* kind : {"xmath", "xerf", "xtrig"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -179,7 +186,11 @@ void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   if (n == 0) return;
   const Geom go = geom(out);
   const bool xb = on_bits(op, x.dtype());
-  const char* kind = is_predicate(op) ? "upred" : xb && is_xmath(op) ? "xmath" : "unary";
+  const char* kind = is_predicate(op)        ? "upred"
+                     : xb && is_xmath(op) ? "xmath"
+                     : xb && is_xerf(op)  ? "xerf"
+                     : xb && is_xtrig(op) ? "xtrig"
+                                          : "unary";
   launch(variant(kind, x.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(x), address(x), n, static_cast<int32_t>(op), 0, 0, 0, go,
                 geom_as(x, out.shape()), go});

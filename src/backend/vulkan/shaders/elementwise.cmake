@@ -70,6 +70,12 @@ endforeach()
 foreach(d f16 bf16 f32)
   concord_vk_shader(ew_xmath_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
+  # erf and gelu (xmath32_erf.glsl) in one more of their own.
+  concord_vk_shader(ew_xerf_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 XERF=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
+  # sin, cos, tan (xmath32_trig.glsl) likewise.
+  concord_vk_shader(ew_xtrig_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 XTRIG=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
 endforeach()
 # float64's: float64 bits in a uint64_t (elementwise_xf64.glsl on xf64.glsl),
 # no double instruction, hence CONCORD_F64=0.

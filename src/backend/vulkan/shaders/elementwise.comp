@@ -13,6 +13,8 @@
 //   -DXMATH=1    with XF and KIND=1: the transcendentals computed in float64
 //                on bits (xf64.glsl, xmath32.glsl), a variant of their own so
 //                that the other unary ops keep a small shader
+//   -DXERF=1     with XMATH: erf and gelu instead (xmath32_erf.glsl)
+//   -DXTRIG=1    with XMATH: sin, cos and tan instead (xmath32_trig.glsl)
 //   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
 //                (xf64.glsl, elementwise_xf64.glsl); no double instruction
 // The op is args.op: one variant serves every op of its kind. The op
@@ -27,7 +29,14 @@
 #include "xf32.glsl"
 #if defined(XMATH)
 #include "xf64.glsl"
+#if defined(XTRIG)
+#include "xmath32_trig.glsl"
+#else
 #include "xmath32.glsl"
+#endif
+#endif
+#if defined(XERF)
+#include "xmath32_erf.glsl"
 #endif
 #include "elementwise_xf32.glsl"
 #define VT uint

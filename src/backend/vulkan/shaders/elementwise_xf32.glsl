@@ -11,7 +11,9 @@
 // never claimed in the mode (kXUnary / kXBinary in elementwise.cpp).
 //
 // With XMATH (the "ew_xmath_*_x" variants), uop is log, tanh, sigmoid, expm1,
-// log1p and log2 from xmath32.glsl (float64 inside, on bits).
+// log1p and log2 from xmath32.glsl (float64 inside, on bits); with XERF too
+// (the "ew_xerf_*_x" variants), erf and gelu from xmath32_erf.glsl; with
+// XTRIG ("ew_xtrig_*_x"), sin, cos and tan from xmath32_trig.glsl.
 // Defined here on top of xf32.glsl: the rounding ops, sign, relu, fmod and
 // Python's % and //, maximum/minimum/clamp, each mirroring the CPU's
 // expression operation for operation.
@@ -100,7 +102,26 @@ uint x_floor_divide(uint a, uint b) {
   return x_canon(f);
 }
 
-#if defined(XMATH)
+#if defined(XTRIG)
+// sin, cos and tan's variant (the mode's canon_trig.h).
+uint uop(int op, uint x) {
+  switch (op) {
+    case OP_sin: return xm_sin(x);
+    case OP_cos: return xm_cos(x);
+    case OP_tan: return xm_tan(x);
+    default: return XF_NAN;
+  }
+}
+#elif defined(XERF)
+// erf and gelu's variant (float64 inside, the mode's canon_explog_erf.h).
+uint uop(int op, uint x) {
+  switch (op) {
+    case OP_erf: return xm_erf(x);
+    case OP_gelu: return xm_gelu(x);
+    default: return XF_NAN;
+  }
+}
+#elif defined(XMATH)
 // The transcendentals' variant (float64 inside): only these.
 uint uop(int op, uint x) {
   switch (op) {
