@@ -1,11 +1,13 @@
-// The reproducible mode's float32 log, tanh, sigmoid, expm1, log1p and log2 on
-// Vulkan: the "_x" variants compute them in float64 on bits
-// (shaders/xmath32.glsl on xf64.glsl), the CPU's operations in the CPU's
-// order (vec_impl_math.h; canon_explog.h for the last three), so vulkan:0 claims
-// them for float32 and the halves whatever its float controls promise, runs
-// them natively (no fallback, no NaN pass) and gives the CPU's bits.
+// The reproducible mode's float32 transcendentals on Vulkan: log, tanh,
+// sigmoid, expm1, log1p, log2 (shaders/xmath32.glsl), erf, gelu
+// (xmath32_erf.glsl) and sin, cos, tan (xmath32_trig.glsl). Their "_x"
+// variants compute in float64 on bits through xf64.glsl, the CPU's operations
+// in the CPU's order (vec_impl_math.h; canon_explog.h, canon_explog_erf.h,
+// canon_trig.h), so vulkan:0 claims them for float32 and the halves whatever
+// its float controls promise, runs them natively (no fallback, no NaN pass)
+// and gives the CPU's bits.
 //
-// xmath32.glsl is also compiled as C++ here and checked against the CPU
+// The headers are also compiled as C++ here and checked against the CPU
 // backend's ops over a million bit patterns; the device tests then check the
 // shaders on fewer patterns (lavapipe is slow with integer-emulated doubles).
 #include <gtest/gtest.h>
@@ -29,6 +31,8 @@ inline int findMSB(uint v) { return v == 0u ? -1 : 31 - __builtin_clz(v); }
 #include "backend/vulkan/shaders/xf32.glsl"
 #include "backend/vulkan/shaders/xf64.glsl"
 #include "backend/vulkan/shaders/xmath32.glsl"
+#include "backend/vulkan/shaders/xmath32_erf.glsl"
+#include "backend/vulkan/shaders/xmath32_trig.glsl"
 }  // namespace xmath32_glsl
 
 using namespace concord;
@@ -50,7 +54,12 @@ const std::vector<MathOp>& math_ops() {
       {OpId::sigmoid, [](const Tensor& x) { return sigmoid(x); }, xmath32_glsl::xm_sigmoid},
       {OpId::expm1, [](const Tensor& x) { return expm1(x); }, xmath32_glsl::xm_expm1},
       {OpId::log1p, [](const Tensor& x) { return log1p(x); }, xmath32_glsl::xm_log1p},
-      {OpId::log2, [](const Tensor& x) { return log2(x); }, xmath32_glsl::xm_log2}};
+      {OpId::log2, [](const Tensor& x) { return log2(x); }, xmath32_glsl::xm_log2},
+      {OpId::erf, [](const Tensor& x) { return erf(x); }, xmath32_glsl::xm_erf},
+      {OpId::gelu, [](const Tensor& x) { return gelu(x); }, xmath32_glsl::xm_gelu},
+      {OpId::sin, [](const Tensor& x) { return sin(x); }, xmath32_glsl::xm_sin},
+      {OpId::cos, [](const Tensor& x) { return cos(x); }, xmath32_glsl::xm_cos},
+      {OpId::tan, [](const Tensor& x) { return tan(x); }, xmath32_glsl::xm_tan}};
   return v;
 }
 
@@ -59,7 +68,12 @@ float f(uint32_t bits) { return std::bit_cast<float>(bits); }
 // ±0, subnormals, ±inf, NaNs (payloads, signs), log's sqrt(2) mantissa
 // boundary and 1 ± ulp, negatives, the saturation edges of sigmoid (exp's
 // clamp at 160, results rounding to 0 or 1 near ±17, ±88, ±104) and tanh
-// (|x| = 20 clamp, results rounding to ±1 near 9), tiny arguments.
+// (|x| = 20 clamp, results rounding to ±1 near 9), tiny arguments; with their
+// neighbours and negatives: erf's seams (the series' term-count steps 0.5, 1,
+// 1.5, series / fraction at 2, the fraction's depth steps 2.5, 3, 4, 6, erfc's
+// cut at 26, gelu's -x/sqrt2 there near -36.77, gelu underflowing near -14)
+// and the trig reduction's hard cases (float32(pi/4), multiples of pi/2,
+// 1e22-ish floats close to them, powers of two).
 std::vector<float> special_values() {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> v = {0.0f, -0.0f, f(1), f(0x80000001u), f(0x7fffffu), f(0x807fffffu), f(0x400000u),
@@ -76,6 +90,14 @@ std::vector<float> special_values() {
                           -17.34f, 100.0f, -100.0f, 100.5f, -1.0f, f(0xbf800001u), f(0xbf7fffffu),
                           -0.29289323f, f(0xbe95f619u), 0.41421354f, f(0x3ed413cdu), 1e30f, 8.0f, 0.125f,
                           f(0x00200000u), 1024.0f};
+  for (float s : {0.5f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f, 4.0f, 6.0f, 26.0f, 14.0f, 36.769f, 2.8284271f, 3.5355339f,
+                  4.2426407f, 5.6568542f, 8.4852814f, 9.0f, 10.0f, 13.0f, 0.78539819f, 1.5707964f, 3.1415927f,
+                  4.712389f, 6.2831855f, 1e4f, 102940.38f, 1e22f, 8.1e9f, 16777216.0f, 64.0f, 4096.0f, 1.7e38f})
+    for (int k = -1; k <= 1; ++k) {
+      const float a = f(std::bit_cast<uint32_t>(s) + k);
+      v.push_back(a);
+      v.push_back(-a);
+    }
   uint32_t s = 0x2545f491u;
   for (int i = 0; i < 16; ++i) {  // a short LCG over every exponent and sign
     s = s * 1664525u + 1013904223u;
@@ -84,12 +106,12 @@ std::vector<float> special_values() {
   return v;
 }
 
-// Every exponent field and sign with eight mantissas each: 4096 patterns.
+// Every exponent field and sign with four mantissas each: 2048 patterns.
 std::vector<float> every_exponent() {
   std::vector<float> v;
   uint32_t s = 0x9e3779b9u;
   for (uint32_t e = 0; e < 512; ++e)
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < 4; ++k) {
       s = s * 1664525u + 1013904223u;
       const uint32_t mant = k == 0 ? 0u : k == 1 ? 0x7fffffu : s >> 9;
       v.push_back(f((e << 23) | mant));
@@ -103,11 +125,14 @@ Tensor host(const std::vector<float>& v) {
 
 bool is_vulkan(const Device& d) { return d.kind().name() == "vulkan"; }
 
-// xmath32.glsl as C++ against the CPU backend's ops in the mode (every NaN
-// canonical there too), over a million patterns spread over every exponent.
+// The headers as C++ against the CPU backend's ops in the mode (every NaN
+// canonical there too), over a million patterns spread over every exponent
+// and densely over [-40, 40], where erf has its seams and sin/cos/tan every
+// quadrant many times.
 TEST(XMath32, SameBitsAsTheCpuAsCpp) {
   std::vector<float> v = special_values();
   for (uint32_t i = 0; i < (1u << 20); ++i) v.push_back(f(i * 4099u + 0x9e3779b9u * (i & 1)));
+  for (int i = 0; i < (1 << 17); ++i) v.push_back(-40.0f + 80.0f * static_cast<float>(i) / (1 << 17));
   const Tensor x = host(v);
   ReproducibleGuard g(true);
   for (const MathOp& op : math_ops()) {
