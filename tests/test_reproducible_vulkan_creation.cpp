@@ -14,6 +14,7 @@
 #include "concord/concord.h"
 #include "support/bits.h"
 #include "support/devices.h"
+#include "support/native_run.h"
 
 using namespace concord;
 
@@ -26,11 +27,7 @@ class ReproducibleVulkanCreation : public concord::test::DeviceTest {
   bool on_vulkan() const { return device().kind() == DeviceKind("vulkan"); }
   // On Vulkan: `op` ran on the device in dtype t since reset_report(), with no fallback.
   void expect_native(const char* op, Dtype t, const std::string& what) const {
-    if (!on_vulkan()) return;
-    const Report r = report();
-    EXPECT_EQ(r.count(op, Path::fallback), 0u) << what << "\n" << r;
-    EXPECT_GT(r.count(op, device().str(), t, Path::native) + r.count(op, device().str(), t, Path::widened), 0u)
-        << what << "\n" << r;
+    if (on_vulkan()) concord::test::expect_ran_on_device(op, device(), t, what, false);
   }
 };
 

@@ -19,6 +19,7 @@
 #include "core/backend.h"
 #include "support/bits.h"
 #include "support/devices.h"
+#include "support/native_run.h"
 
 using namespace concord;
 
@@ -91,13 +92,7 @@ class ReproducibleVulkanElementwise : public concord::test::DeviceTest {
   // On Vulkan, the device's runs since reset_report(): on the device, no
   // fallback of `op`, and no separate NaN pass.
   void expect_native(std::string_view op, Dtype t, const std::string& what) const {
-    if (!is_vulkan(device())) return;
-    const Report r = report();
-    EXPECT_EQ(r.count(op, Path::fallback), 0u) << what << "\n" << r;
-    // The halves may run as float32 on the device (widened): native too.
-    EXPECT_GT(r.count(op, device().str(), t, Path::native) + r.count(op, device().str(), t, Path::widened), 0u)
-        << what << "\n" << r;
-    EXPECT_EQ(r.nan_passes, 0u) << what << "\n" << r;
+    if (is_vulkan(device())) concord::test::expect_ran_on_device(op, device(), t, what, true);
   }
 };
 

@@ -23,6 +23,7 @@
 #include "core/backend.h"
 #include "support/bits.h"
 #include "support/devices.h"
+#include "support/native_run.h"
 
 namespace xmath32_glsl {
 using uint = uint32_t;
@@ -151,15 +152,7 @@ class ReproducibleVulkanMath : public concord::test::DeviceTest {
   // On Vulkan, the device's runs since reset_report(): on the device, no
   // fallback, and no separate NaN pass.
   void expect_native(OpId op, Dtype t, const std::string& what) const {
-    if (!is_vulkan(device())) return;
-    const Report r = report();
-    EXPECT_EQ(r.count(op_name(op), Path::fallback), 0u) << what << "\n" << r;
-    // The halves may run as float32 on the device (widened): native too.
-    EXPECT_GT(r.count(op_name(op), device().str(), t, Path::native) +
-                  r.count(op_name(op), device().str(), t, Path::widened),
-              0u)
-        << what << "\n" << r;
-    EXPECT_EQ(r.nan_passes, 0u) << what << "\n" << r;
+    if (is_vulkan(device())) concord::test::expect_ran_on_device(op_name(op), device(), t, what, true);
   }
 };
 

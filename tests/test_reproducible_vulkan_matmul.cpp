@@ -24,6 +24,7 @@
 #include "concord/op_table.h"
 #include "support/bits.h"
 #include "support/devices.h"
+#include "support/native_run.h"
 
 using namespace concord;
 using concord::test::first_difference;
@@ -105,14 +106,8 @@ class ReproducibleVulkanMatmul : public concord::test::DeviceTest {
   Tensor run(OpId id, Dtype t, F&& f) const {
     reset_report();
     Tensor out = f();
-    if (claims(id, t)) {
-      const Report r = report();
-      const std::string op(op_name(id));
-      EXPECT_EQ(r.count(op, device().str(), t, Path::fallback), 0u) << op << "\n" << r;
-      EXPECT_GT(r.count(op, device().str(), t, Path::native) + r.count(op, device().str(), t, Path::widened), 0u)
-          << op << "\n" << r;
-      if (is_vulkan() && is_floating(t)) EXPECT_EQ(r.nan_passes, 0u) << op << "\n" << r;
-    }
+    if (claims(id, t))
+      concord::test::expect_ran_on_device(op_name(id), device(), t, op_name(id), is_vulkan() && is_floating(t));
     return out;
   }
 };

@@ -23,6 +23,7 @@
 #include "concord/op_table.h"
 #include "support/bits.h"
 #include "support/devices.h"
+#include "support/native_run.h"
 
 using namespace concord;
 using concord::test::first_difference;
@@ -31,14 +32,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Lcg {
-  uint64_t s;
-  uint32_t next() {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<uint32_t>(s >> 33);
-  }
-  double uniform() { return (next() * 0x1p-31 + next() * 0x1p-62) * 2 - 1; }  // [-1, 1)
-};
+using concord::test::Lcg;
 
 // [count, n, n] in float64, cast to t: each row scaled by 1, a tiny, a huge
 // or an edge-of-normal factor; with `specials`, about 1 entry in 30 an edge
@@ -97,13 +91,8 @@ class ReproducibleVulkanNorms : public concord::test::DeviceTest {
   Tensor det_on_device(const Tensor& a, Dtype t) const {
     reset_report();
     Tensor out = linalg::det(a.to(device()));
-    if (reproducible() && claims(t)) {
-      const Report r = report();
-      EXPECT_EQ(r.count("det", device().str(), t, Path::fallback), 0u) << r;
-      EXPECT_GT(r.count("det", device().str(), t, Path::native) + r.count("det", device().str(), t, Path::widened), 0u)
-          << r;
-      if (is_vulkan() && (t == float32 || t == float64)) EXPECT_EQ(r.nan_passes, 0u) << r;
-    }
+    if (reproducible() && claims(t))
+      concord::test::expect_ran_on_device("det", device(), t, "det", is_vulkan() && (t == float32 || t == float64));
     return out;
   }
   // f on the device; in the mode, where `op` is claimed for t, checks it ran there.
@@ -111,14 +100,8 @@ class ReproducibleVulkanNorms : public concord::test::DeviceTest {
   Tensor native(OpId op, Dtype t, F&& f) const {
     reset_report();
     Tensor out = f();
-    if (reproducible() && claims(t, op)) {
-      const Report r = report();
-      const std::string name_(op_name(op));
-      EXPECT_EQ(r.count(name_, device().str(), t, Path::fallback), 0u) << r;
-      EXPECT_GT(r.count(name_, device().str(), t, Path::native) + r.count(name_, device().str(), t, Path::widened), 0u)
-          << r;
-      if (is_vulkan()) EXPECT_EQ(r.nan_passes, 0u) << r;
-    }
+    if (reproducible() && claims(t, op))
+      concord::test::expect_ran_on_device(op_name(op), device(), t, op_name(op), is_vulkan());
     return out;
   }
   // Every device order of vector_norm and matrix_norm on x [.., r, c], against
