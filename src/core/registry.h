@@ -51,7 +51,10 @@ struct BackendDef {
 // changes even a comparison). Which NaN an op makes is free (IEEE 754 leaves
 // it so): the mode makes every NaN canonical (Dispatch::canonical_nans), so
 // NaN bits never bar a claim. `except`: ops whose kernels the backend knows
-// to differ anyway.
+// to differ anyway. A backend may claim more after the rule, for kernels whose
+// results do not depend on the float unit at all (Vulkan's "_x" variants
+// compute on the float bits with integer operations, so they claim floating
+// dtypes without kept subnormals).
 struct ReproducibleRule {
   std::initializer_list<std::pair<OpId, DtypeSet>> as_cpu;
   std::initializer_list<OpId> except;
