@@ -106,10 +106,8 @@ TEST_P(ReproducibleVulkanElementwise, ClaimsTheOpsOnBits) {
   for (const Binary& b : binary_ops()) ops.push_back(b.id);
   for (OpId op : ops)
     for (Dtype t : dtypes()) EXPECT_TRUE(caps.has_reproducible_kernel(op, t)) << op_name(op) << " " << name(t);
-  // atan2 and pow are not computed on bits: not claimed (exp here; the other
-  // transcendentals: test_reproducible_vulkan_math.cpp, _erf.cpp, _trig.cpp).
-  for (OpId op : {OpId::atan2, OpId::pow})
-    EXPECT_FALSE(caps.has_reproducible_kernel(op, float32) && !caps.keeps_subnormals) << op_name(op);
+  // (exp here; the other transcendentals: test_reproducible_vulkan_math.cpp,
+  // pow and atan2: test_reproducible_vulkan_pow.cpp.)
 }
 
 TEST_P(ReproducibleVulkanElementwise, UnarySameBitsAsTheCpu) {

@@ -61,8 +61,8 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // the CPU's bits for float32, the halves and float64 whatever the device's
 // float controls do with subnormals (log, tanh, sigmoid, expm1, log1p, log2:
 // float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
-// sin, cos, tan: xmath32_trig.glsl). The other transcendentals (atan2, pow
-// and pow(x, number)) have no such variant: the mode runs them on the CPU.
+// sin, cos, tan: xmath32_trig.glsl; pow, atan2 and pow(x, number):
+// xmath32_pow.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -71,7 +71,8 @@ constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu
                           OpId::div,   OpId::maximum, OpId::minimum,  OpId::remainder, OpId::floor_divide,
                           OpId::eq,    OpId::ne,      OpId::lt,       OpId::le,        OpId::gt,
                           OpId::ge,    OpId::logical_and, OpId::logical_or, OpId::logical_xor, OpId::clamp,
-                          OpId::erf,   OpId::gelu,    OpId::sin,      OpId::cos,       OpId::tan};
+                          OpId::erf,   OpId::gelu,    OpId::sin,      OpId::cos,       OpId::tan,
+                          OpId::pow,   OpId::atan2};
 const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 
 // The float64-inside ones (xmath32.glsl) have their own variants,
@@ -83,6 +84,9 @@ bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), 
 bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
 // sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x".
 bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId::tan; }
+// pow and atan2 (double-double log2, exp2, an atan table): "ew_xpow_<dtype>_x",
+// and pow(x, number) "ew_xpows_<dtype>_x" (the number's double bits).
+bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
 // every op of kXOps but the transcendentals (the CPU's float64 ones are
@@ -90,7 +94,7 @@ bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId
 // mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = op == OpId::exp || is_xmath(op) || is_xerf(op) || is_xtrig(op);
+  const bool f32_only = op == OpId::exp || is_xmath(op) || is_xerf(op) || is_xtrig(op) || is_xpow(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -167,7 +171,7 @@ void claims_elementwise(Claims& c) {
     if (kXDtypes.has(d))
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
     if (f32ish.has(d))
-      for (const char* kind : {"xmath", "xerf", "xtrig"}) c.need(variant(kind, d, true));
+      for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -202,17 +206,28 @@ void VulkanBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
   if (n == 0) return;
   const Shape& s = out.shape();
   const bool xb = on_bits(op, a.dtype());
-  launch(variant(is_predicate(op) ? "bpred" : "binary", a.dtype(), xb), static_cast<uint64_t>(n),
+  const char* kind = is_predicate(op) ? "bpred" : xb && is_xpow(op) ? "xpow" : "binary";
+  launch(variant(kind, a.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(a), address(b), n, static_cast<int32_t>(op), 0, 0, 0, geom(out), geom_as(a, s),
                 geom_as(b, s)});
   fused_if(xb, out);
 }
 
 // pow(x, number): float32 and the halves always take the split scheme (the
-// shaders' float32 math has no float64 variant), whatever e.wide says.
+// shaders' float32 math has no float64 variant), whatever e.wide says; in
+// the mode, the CPU's concord_pow_f32(x, e.value) on bits (the "_x" variant
+// gets the double's bits in lo, as the CPU and OpenCL pass e.value).
 void VulkanBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
+  if (on_bits(OpId::pow, x.dtype())) {
+    const Geom go = geom(out);
+    launch(variant("xpows", x.dtype(), true), static_cast<uint64_t>(n),
+           EwArgs{address(out), address(x), address(x), n, 0, 0, std::bit_cast<uint64_t>(e.value), 0, go,
+                  geom_as(x, out.shape()), go});
+    fused_if(true, out);
+    return;
+  }
   const uint64_t pair = std::bit_cast<uint32_t>(e.hi) | (uint64_t{std::bit_cast<uint32_t>(e.lo)} << 32);
   const int32_t flags = (e.odd ? 1 : 0) | (e.integer ? 2 : 0);
   const Geom go = geom(out);

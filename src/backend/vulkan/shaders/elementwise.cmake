@@ -76,6 +76,11 @@ foreach(d f16 bf16 f32)
   # sin, cos, tan (xmath32_trig.glsl) likewise.
   concord_vk_shader(ew_xtrig_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 XTRIG=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
+  # pow and atan2 (xmath32_pow.glsl), binary; and pow(x, number), the number's double bits.
+  concord_vk_shader(ew_xpow_${d}_x elementwise.comp DEFINES T=${d} KIND=3 XF=1 XPOW=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
+  concord_vk_shader(ew_xpows_${d}_x elementwise.comp DEFINES T=${d} KIND=6 XF=1 XPOW=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
 endforeach()
 # float64's: float64 bits in a uint64_t (elementwise_xf64.glsl on xf64.glsl),
 # no double instruction, hence CONCORD_F64=0.

@@ -15,6 +15,8 @@
 //                that the other unary ops keep a small shader
 //   -DXERF=1     with XMATH: erf and gelu instead (xmath32_erf.glsl)
 //   -DXTRIG=1    with XMATH: sin, cos and tan instead (xmath32_trig.glsl)
+//   -DXPOW=1     with XF, KIND=3 or 6: pow and atan2 (xmath32_pow.glsl, float64
+//                on bits); KIND=6 takes the exponent's double bits in lo
 //   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
 //                (xf64.glsl, elementwise_xf64.glsl); no double instruction
 // The op is args.op: one variant serves every op of its kind. The op
@@ -37,6 +39,10 @@
 #endif
 #if defined(XERF)
 #include "xmath32_erf.glsl"
+#endif
+#if defined(XPOW)
+#include "xf64.glsl"
+#include "xmath32_pow.glsl"
 #endif
 #include "elementwise_xf32.glsl"
 #define VT uint
@@ -97,6 +103,8 @@ void main() {
   STORE_b(g.dst, oi, bpr(g.op, x, VLOAD(g.b, geom_at(g.gb, i))));
 #elif KIND == 5
   VSTORE(g.dst, oi, clamp_op(x, g.lo, g.hi));
+#elif KIND == 6 && defined(XPOW)
+  VSTORE(g.dst, oi, xm_pow(x, g.lo));
 #elif KIND == 6
   STORE(T)(g.dst, oi, pow_number(x, g.lo, g.hi, g.op));
 #else

@@ -13,7 +13,8 @@
 // With XMATH (the "ew_xmath_*_x" variants), uop is log, tanh, sigmoid, expm1,
 // log1p and log2 from xmath32.glsl (float64 inside, on bits); with XERF too
 // (the "ew_xerf_*_x" variants), erf and gelu from xmath32_erf.glsl; with
-// XTRIG ("ew_xtrig_*_x"), sin, cos and tan from xmath32_trig.glsl.
+// XTRIG ("ew_xtrig_*_x"), sin, cos and tan from xmath32_trig.glsl; with XPOW
+// ("ew_xpow_*_x", "ew_xpows_*_x"), bop has pow and atan2 (xmath32_pow.glsl).
 // Defined here on top of xf32.glsl: the rounding ops, sign, relu, fmod and
 // Python's % and //, maximum/minimum/clamp, each mirroring the CPU's
 // expression operation for operation.
@@ -174,6 +175,10 @@ uint bop(int op, uint a, uint b) {
     case OP_minimum: return x_canon(xf_lt(b, a) || xf_isnan(b) ? b : a);
     case OP_remainder: return x_remainder(a, b);
     case OP_floor_divide: return x_floor_divide(a, b);
+#if defined(XPOW)
+    case OP_pow: return xm_pow(a, xd_from_f32(b));  // the CPU's concord_pow_f32(a, (double)b)
+    case OP_atan2: return xm_atan2(a, b);
+#endif
     default: return XF_NAN;
   }
 }
