@@ -15,6 +15,7 @@
 //   xd_neg / xd_abs, xd_isnan / xd_isinf / xd_iszero, xd_eq / xd_lt / xd_le
 //   xd_from_f32(bits32)   exact widening; xd_to_f32(a) nearest even
 //   xd_from_int64(v)      int64 -> float64, nearest even
+//   xd_int64_neg(v)       v < 0, right for an int widened to int64 too
 //
 // Also valid C++ (tests/test_xf32.cpp checks it against the CPU's doubles).
 #ifndef CONCORD_XF64_GLSL
