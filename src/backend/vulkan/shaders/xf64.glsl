@@ -15,6 +15,7 @@
 //   xd_neg / xd_abs, xd_isnan / xd_isinf / xd_iszero, xd_eq / xd_lt / xd_le
 //   xd_from_f32(bits32)   exact widening; xd_to_f32(a) nearest even
 //   xd_from_int64(v)      int64 -> float64, nearest even
+//   xd_int64_neg(v)       v < 0, right for an int widened to int64 too
 //
 // Also valid C++ (tests/test_xf32.cpp checks it against the CPU's doubles).
 #ifndef CONCORD_XF64_GLSL
@@ -255,10 +256,18 @@ uint64_t xd_sqrt(uint64_t a) {
   return xd_round(false, (root << 1) | (rem != 0ul ? 1ul : 0ul), (e - 58) / 2 - 1);
 }
 
+// v < 0, read in 32 bits from v's high word. Why not `v < 0l`: lavapipe
+// (Mesa 22.3, LLVM 15) compiles a 64-bit signed compare against a constant,
+// or `uint64_t(v) >> 63`, of an int sign-extended to int64 (the call site's
+// `int64_t(e)`, e an int) as if the extension had been a zero extension; the
+// value itself is right. xd_from_int64(int64_t(-5)) gave 2^64 there.
+bool xd_int64_neg(int64_t v) { return int(uint(uint64_t(v) >> 32)) < 0; }
+
 uint64_t xd_from_int64(int64_t v) {
-  if (v == 0l) return 0ul;
-  const uint64_t m = v < 0l ? uint64_t(0ul) - uint64_t(v) : uint64_t(v);
-  return xd_round(v < 0l, m, 0);
+  const uint64_t u = uint64_t(v);
+  if (u == 0ul) return 0ul;
+  const bool neg = xd_int64_neg(v);
+  return xd_round(neg, neg ? 0ul - u : u, 0);
 }
 
 uint64_t xd_from_f32(uint f) {

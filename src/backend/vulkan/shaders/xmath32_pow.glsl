@@ -110,9 +110,7 @@ XpDD xp_log2_dd(uint x) {
   const uint64_t ph = xd_mul(lh, XP_INVLN2_HI);
   const uint64_t pl = xd_add(xd_fma(lh, XP_INVLN2_HI, xd_neg(ph)),
                              xd_add(xd_mul(ll, XP_INVLN2_HI), xd_mul(lh, XP_INVLN2_LO)));
-  // (double)e, exactly, by the shift (xd_from_int64 of a negative e gave
-  // +inf on lavapipe; xmath32.glsl's xm_reduce_log does the same)
-  const uint64_t ed = xd_sub(uint64_t(int64_t(XP_SHIFT) + int64_t(e)), XP_SHIFT);
+  const uint64_t ed = xd_from_int64(int64_t(e));  // exact
   XpDD r;
   r.hi = xd_add(ed, ph);
   r.lo = xd_add(xd_sub(ph, xd_sub(r.hi, ed)), pl);
