@@ -96,12 +96,15 @@ std::vector<double> special_values() {
   return v;
 }
 
-// Every exponent field with both signs, one pseudo-random mantissa each:
-// 4096 patterns.
+// Every exponent field once, a pseudo-random sign and mantissa each: 2048
+// patterns (both signs of every exponent would double lavapipe's time).
 std::vector<double> every_exponent() {
   std::vector<double> v;
   concord::test::Lcg g{0x9e3779b97f4a7c15u};
-  for (uint64_t e = 0; e < 4096; ++e) v.push_back(d((e << 52) | (next64(g) >> 12)));
+  for (uint64_t e = 0; e < 2048; ++e) {
+    const uint64_t r = next64(g);
+    v.push_back(d((r & 0x8000000000000000u) | (e << 52) | (r >> 12)));
+  }
   return v;
 }
 
