@@ -220,14 +220,15 @@ uint64_t xe_sigmoid(uint64_t x) {
   const uint64_t s = y.k >= -60 ? xe_pow2(y.k) : 0ul;
   const XePair d = xe_two_sum(XE_ONE, xd_mul(s, y.h));
   const uint64_t dl = xd_add(d.l, xd_mul(s, y.l));
-  if (pos) {
-    const uint64_t q = xd_div(XE_ONE, d.h);
-    const uint64_t r = xd_sub(xd_fma(xd_neg(q), d.h, XE_ONE), xd_mul(q, dl));
-    return xd_add(q, xd_div(r, d.h));
-  }
-  const uint64_t q = xd_div(y.h, d.h);
-  const uint64_t r = xd_sub(xd_add(xd_fma(xd_neg(q), d.h, y.h), y.l), xd_mul(q, dl));
-  return xe_scale(xd_add(q, xd_div(r, d.h)), y.k);
+  // One quotient for both signs (a smaller shader): for x >= 0 the numerator
+  // is 1 + 0, and fma(-q, dh, 1) + 0 - q dl, then q + r / dh, has the bits of
+  // the header's fma(-q, dh, 1) - q dl (they differ at most in the sign of a
+  // zero r, and q is not zero).
+  const uint64_t nh = pos ? XE_ONE : y.h, nl = pos ? 0ul : y.l;
+  const uint64_t q = xd_div(nh, d.h);
+  const uint64_t r = xd_sub(xd_add(xd_fma(xd_neg(q), d.h, nh), nl), xd_mul(q, dl));
+  const uint64_t t = xd_add(q, xd_div(r, d.h));
+  return pos ? t : xe_scale(t, y.k);
 }
 
 #endif

@@ -47,18 +47,25 @@ XePair xe_log_core(uint64_t f, uint64_t c) {
   return r;
 }
 
-// log(x (1 + c)) = k ln2 + h + l for finite x > 0 (concord_f64_log_parts).
-XePair xe_log_parts(uint64_t x, uint64_t c) {
+// log(x (1 + c)) = k ln2 + h + l for finite x > 0 (concord_f64_log_parts);
+// with `direct`, log(1 + x) = h + l for x in log1p's direct range (k = 0).
+// One call site of xe_log_core for the three ops: a smaller shader, faster
+// to build into a pipeline on software devices.
+XePair xe_log_parts(uint64_t x, uint64_t c, bool direct) {
   int k = 0;
-  if (xd_lt(x, XE_MIN_NORMAL)) {  // subnormal: make it normal
-    x = xd_mul(x, XE_P54);
-    k = -54;
+  uint64_t f = x;
+  if (!direct) {
+    if (xd_lt(x, XE_MIN_NORMAL)) {  // subnormal: make it normal
+      x = xd_mul(x, XE_P54);
+      k = -54;
+    }
+    const uint64_t mant = x & 0x000ffffffffffffful;
+    const uint big = mant > 0x6a09e667f3bcdul ? 1u : 0u;  // m >= sqrt 2 moves to m / 2
+    k += int(uint(x >> 52) & 0x7ffu) - 1023 + int(big);
+    const uint64_t m = mant | (uint64_t(1023u - big) << 52);
+    f = xd_sub(m, XE_ONE);  // exact (Sterbenz)
   }
-  const uint64_t mant = x & 0x000ffffffffffffful;
-  const uint big = mant > 0x6a09e667f3bcdul ? 1u : 0u;  // m >= sqrt 2 moves to m / 2
-  k += int(uint(x >> 52) & 0x7ffu) - 1023 + int(big);
-  const uint64_t m = mant | (uint64_t(1023u - big) << 52);
-  XePair r = xe_log_core(xd_sub(m, XE_ONE), c);  // exact (Sterbenz)
+  XePair r = xe_log_core(f, c);
   r.k = k;
   return r;
 }
@@ -70,41 +77,25 @@ uint64_t xe_log_sum(XePair p) {
   return xd_add(s.h, xd_add(s.l, xd_add(p.l, xd_mul(kd, XE_LN2LO))));
 }
 
-// The shared specials of log and log2: NaN, ±0 -> -inf, x < 0 -> NaN, +inf;
-// 0 when x is finite and positive.
-uint64_t xe_log_special(uint64_t x) {
+// log (op 0), log1p (1) and log2 (2) of x, the header's specials first.
+uint64_t xe_logs(int op, uint64_t x) {
   if (xd_isnan(x)) return XD_NAN;
-  if (xd_iszero(x)) return XD_SIGN | XD_INF;
-  if (xd_sign(x)) return XD_NAN;
+  if (op == 1 && xd_lt(x, XE_TINY54) && xd_lt(XE_TINY54 | XD_SIGN, x)) return x;  // keeps -0
+  const uint64_t zero = op == 1 ? XE_ONE | XD_SIGN : 0ul;  // log1p's pole is -1
+  if ((x & (op == 1 ? ~0ul : XD_ABS)) == zero) return XD_SIGN | XD_INF;
+  if (xd_lt(x, zero)) return XD_NAN;
   if (xd_isinf(x)) return x;
-  return 0ul;
-}
-
-uint64_t xe_log(uint64_t x) {
-  const uint64_t s = xe_log_special(x);
-  if (s != 0ul) return s;
-  return xe_log_sum(xe_log_parts(x, 0ul));
-}
-
-uint64_t xe_log1p(uint64_t x) {
-  if (xd_isnan(x)) return XD_NAN;
-  if (xd_lt(x, XE_TINY54) && xd_lt(XE_TINY54 | XD_SIGN, x)) return x;  // keeps -0
-  if (x == (XE_ONE | XD_SIGN)) return XD_SIGN | XD_INF;
-  if (xd_lt(x, XE_ONE | XD_SIGN)) return XD_NAN;
-  if (xd_isinf(x)) return x;
-  if (xd_lt(XE_LP_LO, x) && xd_lt(x, XE_LP_HI)) {  // 1 + x is m itself: f = x
-    const XePair r = xe_log_core(x, 0ul);
-    return xd_add(r.h, r.l);
+  const bool direct = op == 1 && xd_lt(XE_LP_LO, x) && xd_lt(x, XE_LP_HI);  // 1 + x is m itself: f = x
+  uint64_t u = x, c = 0ul;
+  if (op == 1 && !direct) {  // 1 + x = u + c' exactly; log(1 + x) = log(u (1 + c'/u))
+    const XePair s = xe_two_sum(XE_ONE, x);
+    u = s.h;
+    c = xd_div(s.l, s.h);
   }
-  const XePair u = xe_two_sum(XE_ONE, x);  // 1 + x = u.h + u.l exactly
-  return xe_log_sum(xe_log_parts(u.h, xd_div(u.l, u.h)));
-}
-
-// log2 x = k + (h + l) / ln2, the product in double-double.
-uint64_t xe_log2(uint64_t x) {
-  const uint64_t s = xe_log_special(x);
-  if (s != 0ul) return s;
-  const XePair p = xe_log_parts(x, 0ul);
+  const XePair p = xe_log_parts(u, c, direct);
+  if (direct) return xd_add(p.h, p.l);
+  if (op != 2) return xe_log_sum(p);
+  // log2 x = k + (h + l) / ln2, the product in double-double.
   const uint64_t nh = xd_add(p.h, p.l);
   const uint64_t nl = xd_sub(p.l, xd_sub(nh, p.h));
   const uint64_t ph = xd_mul(nh, XE_INVLN2HI);
@@ -113,5 +104,8 @@ uint64_t xe_log2(uint64_t x) {
   const XePair t = xe_two_sum(xe_from_int(p.k), ph);
   return xd_add(t.h, xd_add(t.l, pl));
 }
+uint64_t xe_log(uint64_t x) { return xe_logs(0, x); }
+uint64_t xe_log1p(uint64_t x) { return xe_logs(1, x); }
+uint64_t xe_log2(uint64_t x) { return xe_logs(2, x); }
 
 #endif
