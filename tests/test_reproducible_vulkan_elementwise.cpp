@@ -284,10 +284,7 @@ Tensor host64(const std::vector<double>& v, Shape shape) { return from_host(v.da
 
 bool has_f64(const concord::test::DeviceConfig& c) { return concord::test::can_store(c, float64); }
 
-// float64 exp is the CPU's double-double algorithm: not on bits, not claimed.
-bool on_bits64(OpId op) { return op != OpId::exp; }
-
-// vulkan:0 claims float64 for every op of the "_x" variants but exp.
+// vulkan:0 claims float64 for every op of the "_x" variants.
 TEST_P(ReproducibleVulkanElementwise, ClaimsFloat64OnBits) {
   if (!is_vulkan(device()) || !has_f64(GetParam())) GTEST_SKIP() << "needs Vulkan with float64";
   const Capabilities& caps = capabilities(device());
@@ -295,8 +292,8 @@ TEST_P(ReproducibleVulkanElementwise, ClaimsFloat64OnBits) {
   for (const Unary& u : unary_ops()) ops.push_back(u.id);
   for (const Binary& b : binary_ops()) ops.push_back(b.id);
   for (OpId op : ops)
-    if (on_bits64(op)) EXPECT_TRUE(caps.has_reproducible_kernel(op, float64)) << op_name(op);
-  for (OpId op : {OpId::exp, OpId::log, OpId::sin, OpId::pow})
+    EXPECT_TRUE(caps.has_reproducible_kernel(op, float64)) << op_name(op);
+  for (OpId op : {OpId::sin, OpId::pow})
     EXPECT_FALSE(caps.has_reproducible_kernel(op, float64) && !caps.keeps_subnormals) << op_name(op);
 }
 
@@ -313,7 +310,7 @@ TEST_P(ReproducibleVulkanElementwise, Float64UnarySameBitsAsTheCpu) {
     const Tensor want = op.run(x), want_m = op.run(mc);
     reset_report();
     const Tensor got = op.run(xd), got_m = op.run(md_view);
-    if (on_bits64(op.id)) expect_native(op_name(op.id), float64, what);
+    expect_native(op_name(op.id), float64, what);
     EXPECT_EQ(first_difference(got, want), "") << what;
     EXPECT_EQ(first_difference(got_m, want_m), "") << what << " transposed view";
   }

@@ -62,7 +62,9 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // float controls do with subnormals (log, tanh, sigmoid, expm1, log1p, log2:
 // float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
 // sin, cos, tan: xmath32_trig.glsl; pow, atan2 and pow(x, number):
-// xmath32_pow.glsl).
+// xmath32_pow.glsl);
+// float64's exp, log, tanh, sigmoid, expm1, log1p, log2: the CPU's
+// canon_f64*.h on bits, shaders/xmath64*.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -76,9 +78,14 @@ constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu
 const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 
 // The float64-inside ones (xmath32.glsl) have their own variants,
-// "ew_xmath_<dtype>_x": the other unary ops keep a small shader.
+// "ew_xmath_<dtype>_x": the other unary ops keep a small shader. float64's
+// "ew_xmath_f64_x" (xmath64*.glsl) has exp too (float32's exp is small,
+// elementwise_xf32.glsl).
 constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
-bool is_xmath(OpId op) { return std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath); }
+bool is_xmath(OpId op, Dtype d) {
+  return (op == OpId::exp && d == float64) ||
+         std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath);
+}
 // erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x", apart
 // so that neither large shader slows the other's pipeline creation.
 bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
@@ -89,12 +96,11 @@ bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId
 bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but the transcendentals (the CPU's float64 ones are
-// double-double algorithms that elementwise_xf64.glsl does not mirror: the
-// mode runs them on the CPU).
+// every op of kXOps but erf, gelu, sin, cos, tan, pow and atan2 (the CPU's
+// float64 ones are not mirrored on bits: the mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = op == OpId::exp || is_xmath(op) || is_xerf(op) || is_xtrig(op) || is_xpow(op);
+  const bool f32_only = is_xerf(op) || is_xtrig(op) || is_xpow(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -172,6 +178,7 @@ void claims_elementwise(Claims& c) {
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
     if (f32ish.has(d))
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
+    if (d == float64) c.need(variant("xmath", d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -191,7 +198,7 @@ void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
   const Geom go = geom(out);
   const bool xb = on_bits(op, x.dtype());
   const char* kind = is_predicate(op)        ? "upred"
-                     : xb && is_xmath(op) ? "xmath"
+                     : xb && is_xmath(op, x.dtype()) ? "xmath"
                      : xb && is_xerf(op)  ? "xerf"
                      : xb && is_xtrig(op) ? "xtrig"
                                           : "unary";

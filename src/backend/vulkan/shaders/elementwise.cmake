@@ -91,6 +91,10 @@ foreach(k unary=1 upred=2 binary=3 bpred=4 clamp=5)
   concord_vk_shader(ew_${kname}_f64_x elementwise.comp DEFINES T=f64 KIND=${knum} XD=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
 endforeach()
+# float64's transcendentals (xmath64.glsl, xmath64_log.glsl: the CPU's
+# canon_f64*.h on bits), unary, in a variant of their own.
+concord_vk_shader(ew_xmath_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 CONCORD_F64=0
+                  ${CONCORD_VK_OP_DEFINES})
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

@@ -19,6 +19,9 @@
 //                on bits); KIND=6 takes the exponent's double bits in lo
 //   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
 //                (xf64.glsl, elementwise_xf64.glsl); no double instruction
+//   -DXMATH64=1  with XD and KIND=1: exp, expm1, tanh, sigmoid, log, log1p and
+//                log2 on bits (xmath64.glsl, xmath64_log.glsl), a variant of
+//                their own
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -57,6 +60,10 @@
 #elif defined(XD)
 #include "xf32.glsl"
 #include "xf64.glsl"
+#if defined(XMATH64)
+#include "xmath64.glsl"
+#include "xmath64_log.glsl"
+#endif
 #include "elementwise_xf64.glsl"
 #define VT uint64_t
 #define VLOAD(a, i) ld64(a, i)

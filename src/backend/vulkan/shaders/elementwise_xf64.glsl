@@ -5,9 +5,9 @@
 // float64 subnormals, division or fma — and on a device without
 // shaderFloat64 arithmetic too, since no double instruction is emitted.
 //
-// The float64 twin of elementwise_xf32.glsl, op for op, except exp: the CPU's
-// float64 exp is a double-double algorithm this file does not mirror, so it
-// has no case here (NaN) and is never claimed for float64 in the mode.
+// The float64 twin of elementwise_xf32.glsl, op for op; the transcendentals
+// (the CPU's double-double canon_f64.h / canon_f64_log.h, xmath64*.glsl)
+// have their cases only in the XMATH64 variant, which keeps the other one small.
 //
 // Every floating result is an xf64.glsl result or passes through xd_canon,
 // so a NaN result is always the canonical XD_NAN and the dispatcher needs no
@@ -113,6 +113,15 @@ uint64_t uop(int op, uint64_t x) {
     case OP_sqrt: return xd_sqrt(x);
     case OP_rsqrt: return xd_div(XD_ONE, xd_sqrt(x));  // two roundings, as the CPU's 1 / sqrt(x)
     case OP_reciprocal: return xd_div(XD_ONE, x);
+#if defined(XMATH64)
+    case OP_exp: return xe_exp(x);
+    case OP_expm1: return xe_expm1(x);
+    case OP_tanh: return xe_tanh(x);
+    case OP_sigmoid: return xe_sigmoid(x);
+    case OP_log: return xe_log(x);
+    case OP_log1p: return xe_log1p(x);
+    case OP_log2: return xe_log2(x);
+#endif
     default: return XD_NAN;
   }
 }
