@@ -26,9 +26,7 @@
 #include "support/native_run.h"
 
 namespace xmath32_glsl {
-using uint = uint32_t;
-using std::max;
-inline int findMSB(uint v) { return v == 0u ? -1 : 31 - __builtin_clz(v); }
+#include "support/glsl_shim.h"
 #include "backend/vulkan/shaders/xf32.glsl"
 #include "backend/vulkan/shaders/xf64.glsl"
 #include "backend/vulkan/shaders/xmath32.glsl"
