@@ -206,8 +206,12 @@ TEST_P(MetricsTest, ConfusionMatrixEveryTask) {
 
 // ---------------------------------------------------------------- streaming, merge
 
-TEST_P(MetricsTest, TenMillionSampleStreamCountsExactly) {
-  constexpr int64_t C = 10, kChunk = 1'000'000, kChunks = 10;
+// Ten chunks of a million samples (of 100,000 on Vulkan: lavapipe, a software
+// device, took 46-220 s per configuration for ten million, and the exactness
+// of the streamed counts does not depend on the chunk size).
+TEST_P(MetricsTest, LongSampleStreamCountsExactly) {
+  constexpr int64_t C = 10, kChunks = 10;
+  const int64_t kChunk = device().kind().name() == "vulkan" ? 100'000 : 1'000'000;
   auto precision = metrics::Precision::multiclass(C, Average::none);
   Ref ref = zeros_ref(C);
   int64_t correct = 0;
@@ -224,7 +228,7 @@ TEST_P(MetricsTest, TenMillionSampleStreamCountsExactly) {
   }
   for (int64_t c = 0; c < C; ++c) ref.tn[c] = kChunk * kChunks - ref.tp[c] - ref.fp[c] - ref.fn[c];
   EXPECT_EQ(precision.samples(), kChunk * kChunks);
-  expect_counts(precision.counts(), ref, "10M stream");
+  expect_counts(precision.counts(), ref, "the stream");
   int64_t tp = 0;
   for (int64_t v : precision.counts().tp) tp += v;
   EXPECT_EQ(tp, correct);

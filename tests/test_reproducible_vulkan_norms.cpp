@@ -145,14 +145,16 @@ std::vector<std::vector<double>> diagonals(Dtype t) {
           {0.0, inf, 2.0}, {-0.0, 5.0, 1.0}, {std::nan(""), 1.0, 1.0}};
 }
 
-// The claim: on a Vulkan device det for every floating dtype it stores, whatever its float controls.
+// The claim: on a Vulkan device det and slogdet for every floating dtype it
+// stores, whatever its float controls.
 TEST_P(ReproducibleVulkanNorms, VulkanClaimsDet) {
   if (!is_vulkan()) GTEST_SKIP() << "the claim is Vulkan's";
-  for (Dtype t : {float32, float16, bfloat16, float64})
-    if (stores(t)) {
-      EXPECT_TRUE(capabilities(device()).has_kernel(OpId::det, t)) << name(t);
-      EXPECT_TRUE(claims(t)) << name(t);
-    }
+  for (OpId op : {OpId::det, OpId::slogdet})
+    for (Dtype t : {float32, float16, bfloat16, float64})
+      if (stores(t)) {
+        EXPECT_TRUE(capabilities(device()).has_kernel(op, t)) << op_name(op) << " " << name(t);
+        EXPECT_TRUE(claims(t, op)) << op_name(op) << " " << name(t);
+      }
 }
 
 TEST_P(ReproducibleVulkanNorms, DetBitsInTheMode) {
@@ -167,6 +169,38 @@ TEST_P(ReproducibleVulkanNorms, DetBitsInTheMode) {
     }
     const Tensor tri = upper(diagonals(t), t);
     EXPECT_EQ(first_difference(det_on_device(tri, t), linalg::det(tri)), "") << name(t) << " triangular";
+  }
+}
+
+// slogdet: the sign and the sum of the CPU's reproducible float64 log over
+// the diagonal (the shader walks it in chunks of 32 terms: n = 70 takes three).
+// Triangular matrices give the loop's every exit: a zero pivot after an
+// infinite one, -0, NaN, subnormals, negative pivots, a zero in the last chunk.
+TEST_P(ReproducibleVulkanNorms, SlogdetBitsInTheMode) {
+  ReproducibleGuard on(true);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (Dtype t : {float32, float64}) {
+    if (!stores(t)) continue;
+    auto check = [&](const Tensor& a, const std::string& what) {
+      const Tensor da = a.to(device());
+      reset_report();
+      const linalg::SlogDet s = linalg::slogdet(da);
+      if (claims(t, OpId::slogdet)) concord::test::expect_ran_on_device("slogdet", device(), t, what, is_vulkan());
+      const linalg::SlogDet c = linalg::slogdet(a);
+      EXPECT_EQ(first_difference(s.sign, c.sign), "") << name(t) << " " << what << " sign";
+      EXPECT_EQ(first_difference(s.logabsdet, c.logabsdet), "") << name(t) << " " << what << " log|det|";
+    };
+    uint64_t seed = 70;
+    for (int64_t n : {1, 5, 33, 70}) check(matrix(n <= 5 ? 3 : 1, n, t, ++seed, n == 5), "n = " + std::to_string(n));
+    std::vector<std::vector<double>> d = diagonals(t);
+    d.push_back({inf, 0.0, 2.0});
+    check(upper(d, t), "triangular");
+    std::vector<double> long_diag(70);
+    for (size_t i = 0; i < long_diag.size(); ++i) long_diag[i] = (i % 3 == 0 ? -1.0 : 1.0) * (0.5 + 0.01 * double(i));
+    std::vector<double> zero_late = long_diag, tiny = long_diag;
+    zero_late[66] = 0.0;
+    tiny[40] = t == float64 ? 3e-310 : 2e-40;  // a subnormal pivot
+    check(upper({long_diag, zero_late, tiny}, t), "n = 70 triangular");
   }
 }
 

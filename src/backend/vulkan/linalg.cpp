@@ -13,8 +13,8 @@
 // follows (float results equal the CPU's bits on lavapipe). A matrix is worked on in
 // shared memory when it fits (the device's shared memory, capped at 64 KiB as
 // OpenCL's local memory is), otherwise in place in device memory by the same
-// shader. det's diagonal product and the norms run in norms.cpp;
-// slogdet has no kernel: it is not claimed.
+// shader. det's diagonal product, slogdet's sum of logs and the norms run in
+// norms.cpp.
 //
 // The reproducible mode runs the "_x" variants (linalg_x_f32 / linalg_x_f64):
 // the same loops with every float operation an integer function on bits, so
@@ -110,13 +110,16 @@ void claims_linalg(Claims& c) {
         c.caps.has_kernel(OpId::triu, is_half(t) ? float32 : t))
       chol.add(t);
   c.claim(OpId::cholesky, chol);
-  // det (the LU, then the diagonal product) and the norms on bits (norms.cpp), both modes.
+  // det (the LU, then the diagonal product), slogdet (the LU, then the sum of
+  // logs) and the norms on bits (norms.cpp), both modes.
   c.claim(OpId::det, floats);
+  c.claim(OpId::slogdet, floats);
   for (OpId op : {OpId::vector_norm, OpId::matrix_norm}) c.claim(op, floats);
   c.need("norms_f32"), c.need("norms_f16"), c.need("norms_bf16");
   c.need("linalg_f32");
   c.need("linalg_x_f32");
-  if (floats.has(float64)) c.need("linalg_f64"), c.need("linalg_x_f64"), c.need("norms_f64");
+  c.need("slogdet_f32");
+  if (floats.has(float64)) c.need("linalg_f64"), c.need("linalg_x_f64"), c.need("norms_f64"), c.need("slogdet_f64");
 }
 
 // The reproducible mode: every floating dtype this family runs natively takes
@@ -124,7 +127,7 @@ void claims_linalg(Claims& c) {
 // copies, as on the CPU), so it is claimed whatever the float controls.
 void claims_linalg_exact(Capabilities& c) {
   for (OpId op : {OpId::solve, OpId::lu_factor, OpId::lu_solve, OpId::inv, OpId::solve_triangular, OpId::cholesky,
-                  OpId::det, OpId::vector_norm, OpId::matrix_norm}) {
+                  OpId::det, OpId::slogdet, OpId::vector_norm, OpId::matrix_norm}) {
     const int i = static_cast<int>(op);
     c.reproducible[i] = c.reproducible[i] | (c.native[i] & kFloatingDtypes);
   }

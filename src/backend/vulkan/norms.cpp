@@ -5,7 +5,9 @@
 // and their result rounded as convert.h does (round-to-odd to float32, then
 // to the half). The front end sends general p and the SVD orders to the CPU
 // fallback (plan's host_only). det's LU is float32 or float64 (the front end
-// factors the halves in float32); slogdet (the mode's log) is not claimed.
+// factors the halves in float32); slogdet's too, its log the CPU's
+// reproducible float64 log on bits (xmath64_log.glsl) in both modes, in
+// variants of their own ("slogdet_f32", "slogdet_f64").
 //
 // Every loop runs in chunks of kChunk terms per dispatch, its running values
 // in a float64 state buffer: llvmpipe ends an invocation after 65535 loop
@@ -23,7 +25,7 @@ namespace concord::detail::vk {
 namespace {
 
 // norms.comp's OP_* and PH_* codes.
-enum NormOp : int32_t { kOrd0 = 0, kOrd1 = 1, kOrd2 = 2, kMaxAbs = 3, kMinAbs = 4, kMat = 5, kDet = 6 };
+enum NormOp : int32_t { kOrd0 = 0, kOrd1 = 1, kOrd2 = 2, kMaxAbs = 3, kMinAbs = 4, kMat = 5, kDet = 6, kSlogdet = 7 };
 enum Phase : int32_t { kAcc = 0, kScale = 1, kPick = 2, kStore = 3 };
 
 // Mirrors the Args block of shaders/norms.comp.
@@ -38,6 +40,9 @@ struct NormArgs {
 static_assert(sizeof(NormArgs) == 120);
 
 constexpr int64_t kChunk = 256;  // terms per invocation per dispatch
+// slogdet's terms each take a float64 log on bits (a division, two Horner
+// loops: a few hundred loop iterations), so fewer of them per dispatch.
+constexpr int64_t kLogChunk = 32;
 constexpr int64_t kGroup = 64;   // norms.comp's local_size_x
 
 void check(const char* op, const Tensor& x, const Tensor& out, const Device& dev) {
@@ -51,8 +56,9 @@ void check(const char* op, const Tensor& x, const Tensor& out, const Device& dev
 // walking `len` terms of its loop in chunks.
 class NormRun {
  public:
-  NormRun(Context& ctx, const Device& dev, Dtype t) : ctx_(ctx) {
-    const std::string variant = std::string("norms_") + suffix(t);
+  NormRun(Context& ctx, const Device& dev, Dtype t, const char* family = "norms_", int64_t chunk = kChunk)
+      : ctx_(ctx), chunk_(chunk) {
+    const std::string variant = family + std::string(suffix(t));
     const auto it = embedded_spirv().find(variant);
     if (it == embedded_spirv().end())
       throw DeviceError("[linalg] shader variant '" + variant + "' is not in this build (" + dev.str() +
@@ -64,8 +70,8 @@ class NormRun {
     a.phase = ph, a.items = items;
     const int64_t per = std::max<int64_t>(1, ctx_.info().max_workgroup_count[0]) * kGroup;
     const int64_t end = ph == kStore ? 1 : std::max<int64_t>(len, 1);
-    for (int64_t j0 = 0; j0 < end; j0 += kChunk) {
-      a.j0 = j0, a.j1 = std::min(len, j0 + kChunk);
+    for (int64_t j0 = 0; j0 < end; j0 += chunk_) {
+      a.j0 = j0, a.j1 = std::min(len, j0 + chunk_);
       for (int64_t b0 = 0; b0 < items; b0 += per) {
         a.b0 = b0;
         ArgBlock block = ctx_.args(sizeof a);
@@ -79,6 +85,7 @@ class NormRun {
 
  private:
   Context& ctx_;
+  int64_t chunk_;
   Pipeline* p_ = nullptr;
 };
 
@@ -144,6 +151,29 @@ void VulkanBackend::lu_det(const Tensor& lu, const Tensor& pivots, const Tensor&
   a.len = n, a.op = kDet;
   NormRun(ctx_, device_, lu.dtype()).phase(a, kStore, count, 0);  // n <= 128 (linalg_max_n): one dispatch
   if (reproducible()) nan_rule_fused(det);
+}
+
+void VulkanBackend::lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign, const Tensor& logabsdet) {
+  const int64_t count = lu.size(0), n = lu.size(1);
+  if (count == 0) return;
+  if (lu.dtype() != float32 && lu.dtype() != float64)
+    throw NotImplementedError("[linalg.slogdet] the vulkan kernel takes a float32 or float64 LU, got " +
+                              std::string(name(lu.dtype())) + " on " + device_.str() +
+                              "; the front end factors other dtypes in float32");
+  check("slogdet", lu, logabsdet, device_);
+  check("slogdet", lu, sign, device_);
+  std::shared_ptr<Storage> st = allocate(static_cast<size_t>(count) * 16, device_);  // (sign, log) per matrix
+  NormArgs a;
+  a.x = address(lu), a.x_off = lu.offset();
+  a.out = address(logabsdet), a.out_off = logabsdet.offset();
+  a.st = address(pivots) + static_cast<uint64_t>(pivots.offset()) * sizeof(int32_t);
+  a.res = static_cast<Buffer*>(st->ptr)->addr;
+  a.count = static_cast<int64_t>(address(sign)), a.cols = sign.offset();
+  a.len = n, a.op = kSlogdet;
+  NormRun run(ctx_, device_, lu.dtype(), "slogdet_", kLogChunk);
+  run.phase(a, kAcc, count, n);
+  run.phase(a, kStore, count, 0);
+  if (reproducible()) nan_rule_fused(sign), nan_rule_fused(logabsdet);
 }
 
 }  // namespace concord::detail::vk

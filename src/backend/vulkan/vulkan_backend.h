@@ -66,6 +66,8 @@ class VulkanBackend final : public Backend {
   void cholesky(const Tensor& a, const Tensor& info) override;                                         // linalg.cpp
   void solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) override;  // linalg.cpp
   void lu_det(const Tensor& lu, const Tensor& pivots, const Tensor& det) override;                    // norms.cpp
+  void lu_slogdet(const Tensor& lu, const Tensor& pivots, const Tensor& sign,
+                  const Tensor& logabsdet) override;  // norms.cpp
   void vector_norm_rows(const Tensor& x, double ord, const Tensor& out) override;                     // norms.cpp
   void matrix_abs_sum_norm(const Tensor& x, double ord, const Tensor& out) override;                  // norms.cpp
   int64_t linalg_max_n(const Device&) const override { return 128; }                                   // linalg.cpp

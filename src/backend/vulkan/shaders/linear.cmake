@@ -33,3 +33,8 @@ concord_vk_shader(norms_f32 norms.comp)
 concord_vk_shader(norms_f64 norms.comp DEFINES T_IS_F64=1 CONCORD_F64=0)
 concord_vk_shader(norms_f16 norms.comp DEFINES T_HALF=1)
 concord_vk_shader(norms_bf16 norms.comp DEFINES T_HALF=2)
+# slogdet from an LU (float32 or float64: the front end factors the halves in
+# float32), with the float64 log of xmath64_log.glsl: apart from the norms,
+# whose shader stays small.
+concord_vk_shader(slogdet_f32 norms.comp DEFINES SLOGDET=1)
+concord_vk_shader(slogdet_f64 norms.comp DEFINES SLOGDET=1 T_IS_F64=1 CONCORD_F64=0)

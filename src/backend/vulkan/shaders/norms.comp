@@ -1,7 +1,10 @@
 // shaders/norms.comp — vector norms of rows (Backend::vector_norm_rows, ord
 // 0, 1, 2, ±inf), matrix abs-sum norms (matrix_abs_sum_norm, ord ±1, ±inf)
 // and det from an LU (lu_det: the pivot sign, then the diagonal product in
-// index order; n <= 128, one dispatch of PH_STORE): the CPU's float64 loops of src/backend/cpu/linalg_host.cpp on
+// index order; n <= 128, one dispatch of PH_STORE), and slogdet from an LU
+// (lu_slogdet, the SLOGDET variants only: the sign and the sum of log|u_ii|
+// with the CPU's reproducible log, xmath64_log.glsl, in both modes):
+// the CPU's float64 loops of src/backend/cpu/linalg_host.cpp on
 // float64 bits with the integer functions of xf64.glsl, the same operations
 // in the same order, so the CPU's bits in both modes whatever the device does
 // with subnormals. Every NaN result is the canonical NaN.
@@ -17,12 +20,18 @@
 // Variants (linear.cmake): norms_f32 (float32 in and out), norms_f64
 // (float64 bits in uint64_t; no double instruction), norms_f16 / norms_bf16
 // (T_HALF: read widened exactly, the result rounded as convert.h does:
-// round-to-odd to float32, then once to the half).
+// round-to-odd to float32, then once to the half); slogdet_f32 / slogdet_f64
+// (-DSLOGDET=1: the same with the float64 log, apart so that the norms keep a
+// small shader).
 #version 460
 #include "common.glsl"
 #include "dtypes.glsl"
 #include "xf32.glsl"
 #include "xf64.glsl"
+#if defined(SLOGDET)
+#include "xmath64.glsl"
+#include "xmath64_log.glsl"
+#endif
 
 #ifndef T_IS_F64
 #define T_IS_F64 0
@@ -44,6 +53,8 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer RefD { uint6
 #define OP_MINABS 4  // ord -inf
 #define OP_MAT 5     // matrix abs-sum norm
 #define OP_DET 6     // det: x the LU [items, len, len], st its int32 pivots
+#define OP_SLOGDET 7 // slogdet: x, st as OP_DET; res the running (sign, log) pairs; dst the
+                     // log|det|s, count the sign output's address, cols its element offset
 // Phases.
 #define PH_ACC 0
 #define PH_SCALE 1
@@ -148,6 +159,37 @@ uint64_t det_of(Args g, int64_t b) {
   return d;
 }
 
+#if defined(SLOGDET)
+// slogdet's loop over the diagonal terms [j0, j1) of matrix b (the CPU's
+// lu_slogdet): the running sign and sum of logs in res; the loop has ended
+// once the sign is 0 (a zero pivot: log|det| = -inf) or NaN (a NaN pivot).
+void slogdet_step(Args g, int64_t b) {
+  const int64_t n = g.len;
+  uint64_t sg = st(g.res, 2 * b), la = st(g.res, 2 * b + 1);
+  if (g.j0 == 0) {
+    const uint64_t piv = g.st + uint64_t(b * n) * 4ul;
+    bool odd = false;
+    for (int64_t i = 0; i < n; ++i) odd = odd != (RefU(piv + uint64_t(i) * 4ul).v != uint(i + 1));
+    sg = odd ? 0xbff0000000000000ul : 0x3ff0000000000000ul;
+    la = 0ul;
+  }
+  const int64_t base = g.x_off + b * n * n;
+  for (int64_t i = g.j0; i < g.j1 && !xd_iszero(sg) && !xd_isnan(sg); ++i) {
+    const uint64_t u = load_x(g.x, base + i * n + i);
+    if (xd_isnan(u)) {
+      sg = XD_NAN, la = XD_NAN;
+    } else if (xd_iszero(u)) {
+      sg = 0ul, la = XD_INF | XD_SIGN;
+    } else {
+      if ((u & XD_SIGN) != 0ul) sg = xd_neg(sg);
+      la = xd_add(la, xe_log(xd_abs(u)));
+    }
+  }
+  set_st(g.res, 2 * b, sg);
+  set_st(g.res, 2 * b + 1, la);
+}
+#endif
+
 // float64 -> float32 rounded to odd (convert.h's round_to_odd_f32): truncated
 // toward zero, the last bit set when inexact, so one more rounding to a half
 // is the correct one.
@@ -158,23 +200,37 @@ uint to_f32_odd(uint64_t a) {
   return t | 1u;
 }
 
+// Element i of an output of the variant's dtype, rounded once from v.
+void store_t(uint64_t base, int64_t i, uint64_t v) {
+#if T_HALF == 1
+  st16(base, i, xf_to_f16(to_f32_odd(v)));
+#elif T_HALF == 2
+  st16(base, i, xf_to_bf16(to_f32_odd(v)));
+#elif T_IS_F64
+  RefD(base + uint64_t(i) * 8ul).v = xd_isnan(v) ? XD_NAN : v;
+#else
+  RefU(base + uint64_t(i) * 4ul).v = xd_to_f32(v);
+#endif
+}
+
 void main() {
   Args g = pc.args;
   const int64_t item = g.b0 + int64_t(gl_GlobalInvocationID.x);
   if (item >= g.items) return;
+#if defined(SLOGDET)
+  if (g.phase == PH_ACC) {
+    slogdet_step(g, item);
+  } else {
+    store_t(uint64_t(g.count), g.cols + item, st(g.res, 2 * item));
+    store_t(g.dst, g.dst_off + item, st(g.res, 2 * item + 1));
+  }
+#else
   if (g.phase != PH_STORE) {
     if (g.op == OP_MAT) matrix_step(g, item);
     else vector_step(g, item);
     return;
   }
-  const uint64_t v = g.op == OP_DET ? det_of(g, item) : g.op == OP_MAT ? st(g.res, item) : vector_result(g, item);
-#if T_HALF == 1
-  st16(g.dst, g.dst_off + item, xf_to_f16(to_f32_odd(v)));
-#elif T_HALF == 2
-  st16(g.dst, g.dst_off + item, xf_to_bf16(to_f32_odd(v)));
-#elif T_IS_F64
-  RefD(g.dst + uint64_t(g.dst_off + item) * 8ul).v = xd_isnan(v) ? XD_NAN : v;
-#else
-  RefU(g.dst + uint64_t(g.dst_off + item) * 4ul).v = xd_to_f32(v);
+  store_t(g.dst, g.dst_off + item,
+          g.op == OP_DET ? det_of(g, item) : g.op == OP_MAT ? st(g.res, item) : vector_result(g, item));
 #endif
 }
