@@ -3,8 +3,9 @@
 // on bits, reduce_xops64.glsl: float64 on bits, integer instructions only):
 // sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, norm (1, 2,
 // inf), all/any, cumsum, softmax, log_softmax and logsumexp of float16,
-// bfloat16 and float32, and all but the last three of float64 (whose
-// exp/log stay the CPU's, on the fallback), give the CPU's bits for inputs rich in
+// bfloat16, float32 and float64 (the last three of float64 in
+// reduce_xs_f64, with the CPU's float64 exp and log on bits; more of them in
+// test_reproducible_vulkan_softmax64.cpp) give the CPU's bits for inputs rich in
 // subnormals, signed zeros, infinities, NaNs (payloads of both signs), values
 // near overflow and near the subnormal boundary; in rows and columns, on
 // strided and broadcast views, across the 4096-element block, the subtree
@@ -151,12 +152,6 @@ std::vector<Case> cases(int64_t d) {
 
 const Dtype kDtypes[] = {float32, float16, bfloat16, float64};
 
-// Whether vulkan runs op on dtype t natively in the mode: all of cases() for
-// the float32 family; for float64 not the ops of exp and log (the CPU's
-// float64 exp/log in the mode are double-double algorithms: the fallback).
-bool native_on_vulkan(OpId op, Dtype t) {
-  return t != float64 || (op != OpId::softmax && op != OpId::log_softmax && op != OpId::logsumexp);
-}
 const auto same = [](const Tensor& v) { return v; };
 const auto transposed = [](const Tensor& v) { return v.transpose(0, 1); };
 
@@ -177,7 +172,7 @@ class ReproducibleVulkanReduce : public concord::test::DeviceTest {
       reset_report();
       const Tensor got = c.fn(xd);
       EXPECT_EQ(first_difference(got, want), "") << label;
-      if (vk && native_on_vulkan(c.op, x.dtype())) {
+      if (vk) {
         EXPECT_EQ(report().count(op_name(c.op), Path::fallback), 0u) << label << ": fell back\n" << report();
         // (amax/amin of floats are argmax/argmin, then a gather of the element,
         // a move whose NaN the dispatcher's pass makes canonical; an empty
@@ -256,17 +251,15 @@ TEST_P(ReproducibleVulkanReduce, EmptyOneElementAndAllNanRows) {
 }
 
 // The claim itself: in the mode vulkan runs these ops for the float32 family
-// and (all but softmax, log_softmax, logsumexp) float64 where it stores
-// float64, whatever its float controls say about subnormals; float64's
-// softmax, log_softmax and logsumexp fall back (not claimed).
+// and float64 where it stores float64, whatever its float controls say about
+// subnormals.
 TEST_P(ReproducibleVulkanReduce, VulkanClaimsTheExactOps) {
   if (device().kind().name() != "vulkan") GTEST_SKIP() << "Vulkan's claims";
   ReproducibleGuard mode(true);
   for (Dtype t : kDtypes) {
     if (!capabilities(device()).can_store(t)) continue;
     for (const Case& c : cases(0)) {
-      if (native_on_vulkan(c.op, t)) EXPECT_NE(support(c.op, device(), t).path, Path::fallback) << c.name << " " << name(t);
-      else EXPECT_EQ(support(c.op, device(), t).path, Path::fallback) << c.name << " " << name(t);
+      EXPECT_NE(support(c.op, device(), t).path, Path::fallback) << c.name << " " << name(t);
     }
   }
 }

@@ -83,10 +83,11 @@ Capabilities capabilities(int index) {
     const int i = static_cast<int>(op);
     c.reproducible[i] = c.reproducible[i] | c.native[i];
   }
-  // Reductions, cumsum, softmax and log_softmax of float16, bfloat16 and
-  // float32 have exact variants (reduce_xops.glsl: float32 on bits, integer
-  // instructions only), so they are claimed whatever the rule says; so do the
-  // reductions and cumsum of float64 (reduce_xops64.glsl, on xf64.glsl).
+  // Reductions, cumsum, softmax, log_softmax and logsumexp of float16,
+  // bfloat16 and float32 have exact variants (reduce_xops.glsl: float32 on
+  // bits, integer instructions only), so they are claimed whatever the rule
+  // says; so do float64's (reduce_xops64.glsl, on xf64.glsl; exp and log from
+  // xmath64*.glsl).
   claims_reduce_exact(c);
   // LU, solves, inv and Cholesky run the CPU's small-matrix loops on bits
   // (linalg.comp's "_x" variants): the CPU's bits whatever the float controls.

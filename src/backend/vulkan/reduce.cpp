@@ -12,8 +12,10 @@
 // and float32 (shaders/reduce_xops.glsl: float32 on bits, and the CPU's log's
 // float64 steps on float64 bits, integer instructions only), so every op
 // here gives the CPU's bits whatever the device does with subnormals; and
-// reduce_x_f64 (reduce_xops64.glsl: float64 on bits) for all but softmax,
-// log_softmax and logsumexp, whose float64 exp/log stay the CPU's.
+// reduce_x_f64 (reduce_xops64.glsl: float64 on bits), with float64's
+// softmax, log_softmax and logsumexp in reduce_xs_f64 (the same plus the
+// CPU's float64 exp and log on bits, xmath64*.glsl: large, so kept out of the
+// other reductions' pipeline).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -89,6 +91,8 @@ std::string shape_msg(OpId op, const Tensor& x) {
 }
 
 std::string variant(Dtype t, bool exact = false) { return std::string(exact ? "reduce_x_" : "reduce_") + suffix(t); }
+// float64's exact variant with exp and log (softmax, log_softmax, logsumexp).
+constexpr const char* kExactF64Math = "reduce_xs_f64";
 
 // The ops the exact variants run, for the dtypes they serve.
 bool reduce_exact_op(OpId op) {
@@ -103,20 +107,18 @@ bool reduce_exact_op(OpId op) {
   }
 }
 const DtypeSet kReduceExactDtypes{float16, bfloat16, float32, float64};
-// float64's exact variant has no exp or log: the CPU's float64 exp/log in the
-// mode are double-double algorithms, so these stay on the fallback.
-bool reduce_exact_f64(OpId op) {
-  return reduce_exact_op(op) && op != OpId::softmax && op != OpId::logsumexp && op != OpId::log_softmax;
-}
-DtypeSet reduce_exact_dtypes(OpId op) {
-  if (!reduce_exact_op(op)) return DtypeSet{};
-  return reduce_exact_f64(op) ? kReduceExactDtypes : kReduceExactDtypes - DtypeSet{float64};
-}
+DtypeSet reduce_exact_dtypes(OpId op) { return reduce_exact_op(op) ? kReduceExactDtypes : DtypeSet{}; }
+// The ops that need exp or log.
+bool reduce_needs_exp(OpId op) { return op == OpId::softmax || op == OpId::log_softmax || op == OpId::logsumexp; }
 
 // The variant of op on x: the exact one in the reproducible mode (one
-// chokepoint for the choice; the claims in backend.cpp match it).
+// chokepoint for the choice; the claims in backend.cpp match it), float64's
+// with exp and log for the ops that need them.
 bool use_exact(OpId op, Dtype t) { return reproducible() && reduce_exact_dtypes(op).has(t); }
-std::string variant_for(OpId op, Dtype t) { return variant(t, use_exact(op, t)); }
+std::string variant_for(OpId op, Dtype t) {
+  if (use_exact(op, t) && t == float64 && reduce_needs_exp(op)) return kExactF64Math;
+  return variant(t, use_exact(op, t));
+}
 
 // An exact variant stores every NaN canonical: no separate NaN pass for out.
 void note_canonical(OpId op, const Tensor& x, const Tensor& out) {
@@ -191,12 +193,12 @@ void claims_reduce(Claims& c) {
     if (all.has(d)) c.need(variant(d));
     if (all.has(d) && kReduceExactDtypes.has(d)) c.need(variant(d, true));
   }
+  if (all.has(float64)) c.need(kExactF64Math);
 }
 
 // The reproducible mode's claims of the exact variants (backend.cpp calls
 // this after the rule): the CPU's bits for float16, bfloat16, float32 and
-// (not softmax, log_softmax, logsumexp) float64 wherever the op is native,
-// whatever the device's float controls.
+// float64 wherever the op is native, whatever the device's float controls.
 void claims_reduce_exact(Capabilities& c) {
   for (int i = 0; i < kNumOps; ++i)
     if (reduce_exact_op(static_cast<OpId>(i)))

@@ -26,7 +26,9 @@
 // xf32.glsl, integer instructions only, so the CPU's bits whatever the
 // device does with subnormals, and every NaN stored canonical; with -DXD=1
 // too ("reduce_x_f64"), from reduce_xops64.glsl: float64 on bits through
-// xf64.glsl (no exp or log: softmax and logsumexp of float64 not there).
+// xf64.glsl; with -DXMATH64=1 as well ("reduce_xs_f64", softmax,
+// log_softmax and logsumexp only) also the CPU's float64 exp and log on bits
+// (xmath64.glsl, xmath64_log.glsl).
 #version 460
 #include "common.glsl"
 #include "dtypes.glsl"

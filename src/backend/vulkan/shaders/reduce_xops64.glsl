@@ -1,22 +1,28 @@
 // shaders/reduce_xops64.glsl — reduce.comp's arithmetic in the reproducible
 // mode for float64 (-DXF=1 -DXD=1, X = f64): the accumulator is float64 BITS
 // in a uint64_t and every float operation is xf64.glsl's, integer
-// instructions only, so the results are the CPU's (src/backend/cpu/reduce.cpp,
-// which accumulates float64 in double) whatever the device does with float64
-// subnormals, division or fma. The same functions as reduce_xops.glsl (the
-// float32 family's), with the same reducers and post steps: max/min keep the
-// first NaN, var/std scale by StatScale<double>, mean divides by double(n),
-// norm 2 is sqrt of the sum of squares.
-// Not here: exp and log. The CPU's float64 exp/log in the mode are its
-// double-double algorithms (backend/common/canon_f64*.h), so softmax,
-// log_softmax and logsumexp of float64 are never claimed with this variant;
-// their reducers and post steps give NaN.
+// instructions only, so the results are the CPU's (src/backend/cpu/reduce.cpp
+// and softmax.cpp, which accumulate float64 in double) whatever the device
+// does with float64 subnormals, division or fma. The same functions as
+// reduce_xops.glsl (the float32 family's), with the same reducers and post
+// steps: max/min keep the first NaN, var/std scale by StatScale<double>, mean
+// divides by double(n), norm 2 is sqrt of the sum of squares.
+// exp and log (softmax, log_softmax, logsumexp) are the CPU's float64 ones in
+// the mode, concord_exp_f64 / concord_log_f64 (backend/common/canon_f64*.h),
+// on bits: xmath64.glsl's xe_exp and xmath64_log.glsl's xe_log. They are
+// large, so only the variant built with -DXMATH64=1 ("reduce_xs_f64", chosen
+// for those three ops alone) has them; in "reduce_x_f64" R_EXPSUM, P_ADD_LOG,
+// P_LOG and softmax_out give NaN and are never run.
 // Every value stored to out is canonical (XD_NAN for any NaN).
 #ifndef CONCORD_REDUCE_XOPS64_GLSL
 #define CONCORD_REDUCE_XOPS64_GLSL
 
 #include "xf32.glsl"
 #include "xf64.glsl"
+#if defined(XMATH64)
+#include "xmath64.glsl"
+#include "xmath64_log.glsl"
+#endif
 
 #define A uint64_t
 #define AS f64
@@ -29,7 +35,7 @@ A load_x(int64_t i) { return ld64(pc.args.src, i); }
 
 A identity(int r) {
   switch (r) {
-    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_SCSUM:
+    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM: case R_SCSUM:
       return XD_SIGN;  // a lane holding one -0.0 keeps its sign
     case R_PROD: return XD_ONE;
     case R_MAX: return XD_INF | XD_SIGN;  // -inf
@@ -44,7 +50,7 @@ A identity(int r) {
 // max / min keep a NaN once it is there (the CPU's (a > b || a != a) ? a : b).
 A combine(int r, A a, A b) {
   switch (r) {
-    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_SCSUM: return xd_add(a, b);
+    case R_SUM: case R_ABSSUM: case R_SQSUM: case R_SQDEV: case R_EXPSUM: case R_SCSUM: return xd_add(a, b);
     case R_PROD: return xd_mul(a, b);
     case R_MAX: case R_ABSMAX: return (xd_lt(b, a) || xd_isnan(a)) ? a : b;
     case R_MIN: return (xd_lt(a, b) || xd_isnan(a)) ? a : b;
@@ -67,6 +73,9 @@ A map_x(int r, A v, A p, A q) {
       const A d = xd_sub(xd_mul(v, p), q);
       return xd_mul(d, d);
     }
+#if defined(XMATH64)
+    case R_EXPSUM: return xe_exp(xd_sub(v, p));  // the CPU's ExpSumSharedR
+#endif
   }
   return XD_NAN;
 }
@@ -102,8 +111,14 @@ A post_step(int post, A a, int64_t div, A p) {
       return xd_mul(xd_mul(xd_div(a, xdr_from_count(div)), r), r);
     }
     case P_STD: return xd_mul(xd_sqrt(xd_div(a, xdr_from_count(div))), stat_inverse(p));
+#if defined(XMATH64)
+    case P_ADD_LOG: case P_LOG: {  // one xe_log in the code: pipelines build faster
+      const A l = xe_log(a);
+      return post == P_LOG ? l : xd_add(p, l);
+    }
+#endif
   }
-  return XD_NAN;  // P_ADD_LOG, P_LOG: no float64 log here
+  return XD_NAN;  // P_ADD_LOG, P_LOG without -DXMATH64
 }
 
 // Element i of out (float64), the NaN rule applied.
@@ -125,7 +140,16 @@ bool arg_better(bool amax, A cand, A cur) {
   return amax ? xd_lt(cur, cand) : xd_lt(cand, cur);
 }
 
-// softmax's output pass: not for float64 here (see the top).
-A softmax_out(A v, A m, A s, bool is_log) { return XD_NAN; }
+// softmax's output pass for element v of a row with max m and s = 1 / the
+// sum (softmax: exp(v - m) * s) or the log of the sum (log_softmax:
+// (v - m) - s), as the CPU (softmax.cpp's float64 loop in the mode).
+A softmax_out(A v, A m, A s, bool is_log) {
+#if defined(XMATH64)
+  const A d = xd_sub(v, m);
+  return is_log ? xd_sub(d, s) : xd_mul(xe_exp(d), s);
+#else
+  return XD_NAN;
+#endif
+}
 
 #endif
