@@ -33,8 +33,9 @@ void reject_bool_sub(const Operand& a, const Operand& b) {
 // which would round 1/3. to float32 (or float16). The one place that decides
 // it, and whether the device evaluates in float64 or by the split scheme:
 // float64 where the exec device has it, and in the reproducible mode, whose
-// pow kernels are those that give the CPU's bits (cpu, and emu's, which are
-// the CPU's; other devices do not claim them and fall back to the CPU).
+// pow kernels are those that give the CPU's bits (cpu, emu's, which are the
+// CPU's, OpenCL's and Vulkan's on-bits variants; a device that does not claim
+// them falls back to the CPU).
 Tensor pow_number(detail::Dispatch& d, const Device& device, Dtype t, const Operand& a, const Operand& b,
                   const Shape& shape) {
   const OpDef& def = op_def(OpId::pow);

@@ -63,8 +63,9 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
 // sin, cos, tan: xmath32_trig.glsl; pow, atan2 and pow(x, number):
 // xmath32_pow.glsl);
-// float64's exp, log, tanh, sigmoid, expm1, log1p, log2: the CPU's
-// canon_f64*.h on bits, shaders/xmath64*.glsl).
+// float64's exp, log, tanh, sigmoid, expm1, log1p, log2, pow, atan2 and
+// pow(x, number): the CPU's canon_f64*.h / canon_pow_f64.h on bits,
+// shaders/xmath64*.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -91,16 +92,17 @@ bool is_xmath(OpId op, Dtype d) {
 bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
 // sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x".
 bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId::tan; }
-// pow and atan2 (double-double log2, exp2, an atan table): "ew_xpow_<dtype>_x",
-// and pow(x, number) "ew_xpows_<dtype>_x" (the number's double bits).
+// pow and atan2 (double-double log2 / log, exp2 / exp, an atan table):
+// "ew_xpow_<dtype>_x", and pow(x, number) "ew_xpows_<dtype>_x" (the number's
+// double bits), float64's included (xmath64_pow.glsl).
 bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but erf, gelu, sin, cos, tan, pow and atan2 (the CPU's
-// float64 ones are not mirrored on bits: the mode runs them on the CPU).
+// every op of kXOps but erf, gelu, sin, cos and tan (the CPU's float64 ones
+// are not mirrored on bits: the mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = is_xerf(op) || is_xtrig(op) || is_xpow(op);
+  const bool f32_only = is_xerf(op) || is_xtrig(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -178,7 +180,8 @@ void claims_elementwise(Claims& c) {
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
     if (f32ish.has(d))
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
-    if (d == float64) c.need(variant("xmath", d, true));
+    if (d == float64)
+      for (const char* kind : {"xmath", "xpow", "xpows"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -222,8 +225,9 @@ void VulkanBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
 
 // pow(x, number): float32 and the halves always take the split scheme (the
 // shaders' float32 math has no float64 variant), whatever e.wide says; in
-// the mode, the CPU's concord_pow_f32(x, e.value) on bits (the "_x" variant
-// gets the double's bits in lo, as the CPU and OpenCL pass e.value).
+// the mode, the CPU's concord_pow_f32(x, e.value) / concord_pow_f64 on bits
+// (the "_x" variant gets the double's bits in lo, as the CPU and OpenCL pass
+// e.value).
 void VulkanBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;

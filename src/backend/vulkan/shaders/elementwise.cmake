@@ -95,6 +95,12 @@ endforeach()
 # canon_f64*.h on bits), unary, in a variant of their own.
 concord_vk_shader(ew_xmath_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 CONCORD_F64=0
                   ${CONCORD_VK_OP_DEFINES})
+# pow and atan2 (xmath64_pow.glsl: canon_pow_f64.h on bits), binary; and
+# pow(x, number), the number's double bits.
+concord_vk_shader(ew_xpow_f64_x elementwise.comp DEFINES T=f64 KIND=3 XD=1 XPOW64=1 CONCORD_F64=0
+                  ${CONCORD_VK_OP_DEFINES})
+concord_vk_shader(ew_xpows_f64_x elementwise.comp DEFINES T=f64 KIND=6 XD=1 XPOW64=1 CONCORD_F64=0
+                  ${CONCORD_VK_OP_DEFINES})
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

@@ -22,6 +22,8 @@
 //   -DXMATH64=1  with XD and KIND=1: exp, expm1, tanh, sigmoid, log, log1p and
 //                log2 on bits (xmath64.glsl, xmath64_log.glsl), a variant of
 //                their own
+//   -DXPOW64=1   with XD, KIND=3 or 6: pow and atan2 on bits (xmath64_pow.glsl);
+//                KIND=6 takes the exponent's double bits in lo
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -60,9 +62,13 @@
 #elif defined(XD)
 #include "xf32.glsl"
 #include "xf64.glsl"
-#if defined(XMATH64)
+#if defined(XMATH64) || defined(XPOW64)
 #include "xmath64.glsl"
 #include "xmath64_log.glsl"
+#endif
+#if defined(XPOW64)
+#include "xmath32_pow.glsl"
+#include "xmath64_pow.glsl"
 #endif
 #include "elementwise_xf64.glsl"
 #define VT uint64_t
@@ -112,6 +118,8 @@ void main() {
   VSTORE(g.dst, oi, clamp_op(x, g.lo, g.hi));
 #elif KIND == 6 && defined(XPOW)
   VSTORE(g.dst, oi, xm_pow(x, g.lo));
+#elif KIND == 6 && defined(XPOW64)
+  VSTORE(g.dst, oi, xe_pow(x, g.lo));
 #elif KIND == 6
   STORE(T)(g.dst, oi, pow_number(x, g.lo, g.hi, g.op));
 #else

@@ -7,7 +7,8 @@
 //
 // The float64 twin of elementwise_xf32.glsl, op for op; the transcendentals
 // (the CPU's double-double canon_f64.h / canon_f64_log.h, xmath64*.glsl)
-// have their cases only in the XMATH64 variant, which keeps the other one small.
+// have their cases only in the XMATH64 variant, which keeps the other one small;
+// pow and atan2 (canon_pow_f64.h, xmath64_pow.glsl) only in the XPOW64 one.
 //
 // Every floating result is an xf64.glsl result or passes through xd_canon,
 // so a NaN result is always the canonical XD_NAN and the dispatcher needs no
@@ -146,6 +147,10 @@ uint64_t bop(int op, uint64_t a, uint64_t b) {
     case OP_minimum: return xd_canon(xd_lt(b, a) || xd_isnan(b) ? b : a);
     case OP_remainder: return xd_remainder(a, b);
     case OP_floor_divide: return xd_floor_divide(a, b);
+#if defined(XPOW64)
+    case OP_pow: return xe_pow(a, b);
+    case OP_atan2: return xe_atan2(a, b);  // atan2(y = a, x = b)
+#endif
     default: return XD_NAN;
   }
 }
