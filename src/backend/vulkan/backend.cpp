@@ -61,7 +61,9 @@ Capabilities capabilities(int index) {
   // with subnormals.
   const DtypeSet kAll = DtypeSet::all();
   claim_reproducible_by_rule(c, {.as_cpu = {{OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
-                                            {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll}},
+                                            {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
+                                            // ipow (elementwise_int.glsl): the CPU's loop, wrapping
+                                            {OpId::pow, DtypeSet{uint8, int8, int16, int32, int64}}},
                                  .except = {}});
   // cat, stack and flip are copies; floating arange and linspace compute on
   // the doubles' bits in the mode (iota.comp's XD variant, xf64.glsl).
