@@ -22,6 +22,8 @@
 //   -DXMATH64=1  with XD and KIND=1: exp, expm1, tanh, sigmoid, log, log1p and
 //                log2 on bits (xmath64.glsl, xmath64_log.glsl), a variant of
 //                their own
+//   -DXTRIG64=1  with XD and KIND=1: sin, cos and tan on bits (xmath64_trig.glsl),
+//                a variant of their own
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -63,6 +65,11 @@
 #if defined(XMATH64)
 #include "xmath64.glsl"
 #include "xmath64_log.glsl"
+#endif
+#if defined(XTRIG64)
+#include "xmath64.glsl"
+#include "xmath32_trig.glsl"
+#include "xmath64_trig.glsl"
 #endif
 #include "elementwise_xf64.glsl"
 #define VT uint64_t
