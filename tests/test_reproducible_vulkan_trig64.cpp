@@ -88,12 +88,12 @@ std::vector<double> special_values() {
   return v;
 }
 
-// Every exponent field once (the finite ones), a pseudo-random sign and
-// mantissa each: 2047 patterns.
+// Every third exponent field (the finite ones), a pseudo-random sign and
+// mantissa each: 683 patterns (lavapipe's time: the C++ check has them all).
 std::vector<double> every_exponent() {
   std::vector<double> v;
   concord::test::Lcg g{0x9e3779b97f4a7c15u};
-  for (uint64_t e = 0; e < 2047; ++e) {
+  for (uint64_t e = 0; e < 2047; e += 3) {
     const uint64_t r = next64(g);
     v.push_back(d((r & 0x8000000000000000u) | (e << 52) | (r >> 12)));
   }
