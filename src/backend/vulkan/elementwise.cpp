@@ -65,7 +65,8 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // xmath32_pow.glsl);
 // float64's exp, log, tanh, sigmoid, expm1, log1p, log2, pow, atan2 and
 // pow(x, number): the CPU's canon_f64*.h / canon_pow_f64.h on bits,
-// shaders/xmath64*.glsl).
+// shaders/xmath64*.glsl; float64's sin, cos, tan: canon_trig_f64.h on bits,
+// xmath64_trig.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -90,7 +91,8 @@ bool is_xmath(OpId op, Dtype d) {
 // erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x", apart
 // so that neither large shader slows the other's pipeline creation.
 bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
-// sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x".
+// sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x",
+// float64's included.
 bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId::tan; }
 // pow and atan2 (double-double log2 / log, exp2 / exp, an atan table):
 // "ew_xpow_<dtype>_x", and pow(x, number) "ew_xpows_<dtype>_x" (the number's
@@ -98,11 +100,11 @@ bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId
 bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but erf, gelu, sin, cos and tan (the CPU's float64 ones
-// are not mirrored on bits: the mode runs them on the CPU).
+// every op of kXOps but erf and gelu (the CPU's float64 ones are not
+// mirrored on bits: the mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = is_xerf(op) || is_xtrig(op);
+  const bool f32_only = is_xerf(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -181,7 +183,7 @@ void claims_elementwise(Claims& c) {
     if (f32ish.has(d))
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
     if (d == float64)
-      for (const char* kind : {"xmath", "xpow", "xpows"}) c.need(variant(kind, d, true));
+      for (const char* kind : {"xmath", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }

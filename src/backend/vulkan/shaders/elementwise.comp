@@ -24,6 +24,8 @@
 //                their own
 //   -DXPOW64=1   with XD, KIND=3 or 6: pow and atan2 on bits (xmath64_pow.glsl);
 //                KIND=6 takes the exponent's double bits in lo
+//   -DXTRIG64=1  with XD and KIND=1: sin, cos and tan on bits (xmath64_trig.glsl),
+//                a variant of their own
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -69,6 +71,11 @@
 #if defined(XPOW64)
 #include "xmath32_pow.glsl"
 #include "xmath64_pow.glsl"
+#endif
+#if defined(XTRIG64)
+#include "xmath64.glsl"
+#include "xmath32_trig.glsl"
+#include "xmath64_trig.glsl"
 #endif
 #include "elementwise_xf64.glsl"
 #define VT uint64_t

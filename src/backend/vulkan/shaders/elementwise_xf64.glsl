@@ -7,8 +7,10 @@
 //
 // The float64 twin of elementwise_xf32.glsl, op for op; the transcendentals
 // (the CPU's double-double canon_f64.h / canon_f64_log.h, xmath64*.glsl)
-// have their cases only in the XMATH64 variant, which keeps the other one small;
-// pow and atan2 (canon_pow_f64.h, xmath64_pow.glsl) only in the XPOW64 one.
+// have their cases only in the XMATH64 variant, pow and atan2
+// (canon_pow_f64.h, xmath64_pow.glsl) only in the XPOW64 one, sin, cos and
+// tan (canon_trig_f64.h, xmath64_trig.glsl) only in the XTRIG64 one: the
+// other ones stay small.
 //
 // Every floating result is an xf64.glsl result or passes through xd_canon,
 // so a NaN result is always the canonical XD_NAN and the dispatcher needs no
@@ -122,6 +124,11 @@ uint64_t uop(int op, uint64_t x) {
     case OP_log: return xe_log(x);
     case OP_log1p: return xe_log1p(x);
     case OP_log2: return xe_log2(x);
+#endif
+#if defined(XTRIG64)
+    case OP_sin: return xe_sin(x);
+    case OP_cos: return xe_cos(x);
+    case OP_tan: return xe_tan(x);
 #endif
     default: return XD_NAN;
   }
