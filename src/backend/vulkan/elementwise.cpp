@@ -63,8 +63,8 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
 // sin, cos, tan: xmath32_trig.glsl; pow, atan2 and pow(x, number):
 // xmath32_pow.glsl);
-// float64's exp, log, tanh, sigmoid, expm1, log1p, log2: the CPU's
-// canon_f64*.h on bits, shaders/xmath64*.glsl).
+// float64's exp, log, tanh, sigmoid, expm1, log1p, log2, erf, gelu: the
+// CPU's canon_f64*.h on bits, shaders/xmath64*.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -86,8 +86,9 @@ bool is_xmath(OpId op, Dtype d) {
   return (op == OpId::exp && d == float64) ||
          std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath);
 }
-// erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x", apart
-// so that neither large shader slows the other's pipeline creation.
+// erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x" (float64's
+// too, xmath64_erf.glsl), apart so that neither large shader slows the
+// other's pipeline creation.
 bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
 // sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x".
 bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId::tan; }
@@ -96,11 +97,11 @@ bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId
 bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but erf, gelu, sin, cos, tan, pow and atan2 (the CPU's
-// float64 ones are not mirrored on bits: the mode runs them on the CPU).
+// every op of kXOps but sin, cos, tan, pow and atan2 (the CPU's float64 ones
+// are not mirrored on bits: the mode runs them on the CPU).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = is_xerf(op) || is_xtrig(op) || is_xpow(op);
+  const bool f32_only = is_xtrig(op) || is_xpow(op);
   return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
 }
 
@@ -178,7 +179,8 @@ void claims_elementwise(Claims& c) {
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
     if (f32ish.has(d))
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
-    if (d == float64) c.need(variant("xmath", d, true));
+    if (d == float64)
+      for (const char* kind : {"xmath", "xerf"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }

@@ -95,6 +95,9 @@ endforeach()
 # canon_f64*.h on bits), unary, in a variant of their own.
 concord_vk_shader(ew_xmath_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 CONCORD_F64=0
                   ${CONCORD_VK_OP_DEFINES})
+# erf and gelu (xmath64_erf.glsl: canon_f64_erf.h on bits) in one more of their own.
+concord_vk_shader(ew_xerf_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 XERF64=1 CONCORD_F64=0
+                  ${CONCORD_VK_OP_DEFINES})
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

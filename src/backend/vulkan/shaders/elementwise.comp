@@ -22,6 +22,7 @@
 //   -DXMATH64=1  with XD and KIND=1: exp, expm1, tanh, sigmoid, log, log1p and
 //                log2 on bits (xmath64.glsl, xmath64_log.glsl), a variant of
 //                their own
+//   -DXERF64=1   with XMATH64: erf and gelu instead (xmath64_erf.glsl)
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -62,7 +63,11 @@
 #include "xf64.glsl"
 #if defined(XMATH64)
 #include "xmath64.glsl"
+#if defined(XERF64)
+#include "xmath64_erf.glsl"
+#else
 #include "xmath64_log.glsl"
+#endif
 #endif
 #include "elementwise_xf64.glsl"
 #define VT uint64_t
