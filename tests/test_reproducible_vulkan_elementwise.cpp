@@ -291,10 +291,9 @@ TEST_P(ReproducibleVulkanElementwise, ClaimsFloat64OnBits) {
   std::vector<OpId> ops = {OpId::clamp};
   for (const Unary& u : unary_ops()) ops.push_back(u.id);
   for (const Binary& b : binary_ops()) ops.push_back(b.id);
+  for (OpId op : {OpId::erf, OpId::gelu, OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2}) ops.push_back(op);
   for (OpId op : ops)
     EXPECT_TRUE(caps.has_reproducible_kernel(op, float64)) << op_name(op);
-  for (OpId op : {OpId::erf})  // not mirrored on bits for float64
-    EXPECT_FALSE(caps.has_reproducible_kernel(op, float64) && !caps.keeps_subnormals) << op_name(op);
 }
 
 TEST_P(ReproducibleVulkanElementwise, Float64UnarySameBitsAsTheCpu) {

@@ -155,8 +155,9 @@ class ReproducibleVulkanMath : public concord::test::DeviceTest {
 };
 
 // vulkan:0 (lavapipe) keeps no promise about subnormals, yet claims these
-// ops for float32 and the halves in the mode; float64 only for the ones of
-// xmath64*.glsl (tests/test_reproducible_vulkan_math64.cpp, _trig64.cpp).
+// ops for float32 and the halves in the mode, and for float64 where it stores
+// it (xmath64*.glsl: tests/test_reproducible_vulkan_math64.cpp, _erf64.cpp,
+// _trig64.cpp, _pow64.cpp).
 TEST_P(ReproducibleVulkanMath, ClaimsTheOpsOnBits) {
   if (!is_vulkan(device())) GTEST_SKIP() << "the claim under test is Vulkan's";
   const Capabilities& caps = capabilities(device());
@@ -164,9 +165,8 @@ TEST_P(ReproducibleVulkanMath, ClaimsTheOpsOnBits) {
     for (Dtype t : {float32, float16, bfloat16})
       if (concord::test::can_store(GetParam(), t))
         EXPECT_TRUE(caps.has_reproducible_kernel(op.id, t)) << op_name(op.id) << " " << name(t);
-    const bool on_bits64 = op.id != OpId::erf && op.id != OpId::gelu;
-    if (!caps.keeps_subnormals && !on_bits64)
-      EXPECT_FALSE(caps.has_reproducible_kernel(op.id, float64)) << op_name(op.id);
+    if (concord::test::can_store(GetParam(), float64))
+      EXPECT_TRUE(caps.has_reproducible_kernel(op.id, float64)) << op_name(op.id) << " float64";
   }
 }
 

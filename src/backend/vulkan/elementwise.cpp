@@ -63,10 +63,9 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
 // sin, cos, tan: xmath32_trig.glsl; pow, atan2 and pow(x, number):
 // xmath32_pow.glsl);
-// float64's exp, log, tanh, sigmoid, expm1, log1p, log2, pow, atan2 and
-// pow(x, number): the CPU's canon_f64*.h / canon_pow_f64.h on bits,
-// shaders/xmath64*.glsl; float64's sin, cos, tan: canon_trig_f64.h on bits,
-// xmath64_trig.glsl).
+// float64's exp, log, tanh, sigmoid, expm1, log1p, log2, erf, gelu, sin,
+// cos, tan, pow, atan2 and pow(x, number): the CPU's canon_f64*.h,
+// canon_trig_f64.h and canon_pow_f64.h on bits, shaders/xmath64*.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -88,8 +87,9 @@ bool is_xmath(OpId op, Dtype d) {
   return (op == OpId::exp && d == float64) ||
          std::find(std::begin(kXMath), std::end(kXMath), op) != std::end(kXMath);
 }
-// erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x", apart
-// so that neither large shader slows the other's pipeline creation.
+// erf and gelu (a series, a continued fraction): "ew_xerf_<dtype>_x" (float64's
+// too, xmath64_erf.glsl), apart so that neither large shader slows the
+// other's pipeline creation.
 bool is_xerf(OpId op) { return op == OpId::erf || op == OpId::gelu; }
 // sin, cos, tan (an integer reduction, two polynomials): "ew_xtrig_<dtype>_x",
 // float64's included.
@@ -100,12 +100,10 @@ bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId
 bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps but erf and gelu (the CPU's float64 ones are not
-// mirrored on bits: the mode runs them on the CPU).
+// every op of kXOps (each float64 one is the CPU's canon_*f64*.h on bits).
 DtypeSet x_dtypes(OpId op) {
   if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
-  const bool f32_only = is_xerf(op);
-  return f32_only ? kXDtypes - DtypeSet{float64} : kXDtypes;
+  return kXDtypes;
 }
 
 // The one decision: in the mode, an op on a dtype of x_dtypes(op) runs its
@@ -183,7 +181,7 @@ void claims_elementwise(Claims& c) {
     if (f32ish.has(d))
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
     if (d == float64)
-      for (const char* kind : {"xmath", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
+      for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }

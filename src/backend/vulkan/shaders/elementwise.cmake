@@ -104,6 +104,9 @@ concord_vk_shader(ew_xpows_f64_x elementwise.comp DEFINES T=f64 KIND=6 XD=1 XPOW
 # sin, cos, tan (xmath64_trig.glsl: canon_trig_f64.h on bits) in one more.
 concord_vk_shader(ew_xtrig_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XTRIG64=1 CONCORD_F64=0
                   ${CONCORD_VK_OP_DEFINES})
+# erf and gelu (xmath64_erf.glsl: canon_f64_erf.h on bits) in one more of their own.
+concord_vk_shader(ew_xerf_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 XERF64=1 CONCORD_F64=0
+                  ${CONCORD_VK_OP_DEFINES})
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

@@ -26,6 +26,7 @@
 //                KIND=6 takes the exponent's double bits in lo
 //   -DXTRIG64=1  with XD and KIND=1: sin, cos and tan on bits (xmath64_trig.glsl),
 //                a variant of their own
+//   -DXERF64=1   with XMATH64: erf and gelu instead (xmath64_erf.glsl)
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -66,7 +67,11 @@
 #include "xf64.glsl"
 #if defined(XMATH64) || defined(XPOW64)
 #include "xmath64.glsl"
+#if defined(XERF64)
+#include "xmath64_erf.glsl"
+#else
 #include "xmath64_log.glsl"
+#endif
 #endif
 #if defined(XPOW64)
 #include "xmath32_pow.glsl"

@@ -7,10 +7,11 @@
 //
 // The float64 twin of elementwise_xf32.glsl, op for op; the transcendentals
 // (the CPU's double-double canon_f64.h / canon_f64_log.h, xmath64*.glsl)
-// have their cases only in the XMATH64 variant, pow and atan2
-// (canon_pow_f64.h, xmath64_pow.glsl) only in the XPOW64 one, sin, cos and
-// tan (canon_trig_f64.h, xmath64_trig.glsl) only in the XTRIG64 one: the
-// other ones stay small.
+// have their cases only in the XMATH64 variant, erf and gelu
+// (canon_f64_erf.h, xmath64_erf.glsl) only in the XERF64 one (XMATH64 too),
+// pow and atan2 (canon_pow_f64.h, xmath64_pow.glsl) only in the XPOW64 one,
+// sin, cos and tan (canon_trig_f64.h, xmath64_trig.glsl) only in the XTRIG64
+// one: each stays as small as it can.
 //
 // Every floating result is an xf64.glsl result or passes through xd_canon,
 // so a NaN result is always the canonical XD_NAN and the dispatcher needs no
@@ -116,7 +117,10 @@ uint64_t uop(int op, uint64_t x) {
     case OP_sqrt: return xd_sqrt(x);
     case OP_rsqrt: return xd_div(XD_ONE, xd_sqrt(x));  // two roundings, as the CPU's 1 / sqrt(x)
     case OP_reciprocal: return xd_div(XD_ONE, x);
-#if defined(XMATH64)
+#if defined(XERF64)
+    case OP_erf:
+    case OP_gelu: return xe_erf_gelu(op == OP_gelu, x);  // one inlined copy
+#elif defined(XMATH64)
     case OP_exp: return xe_exp(x);
     case OP_expm1: return xe_expm1(x);
     case OP_tanh: return xe_tanh(x);

@@ -2,7 +2,8 @@
 // sigmoid on float64 BITS (a uint64_t), with integer operations only: the
 // CPU's src/backend/common/canon_f64.h, every double operation an xd_* call
 // (xf64.glsl) in the header's order, every fma an xd_fma, every branch a
-// compare on bits. xmath64_log.glsl holds log, log1p and log2.
+// compare on bits. xmath64_log.glsl holds log, log1p and log2;
+// xmath64_erf.glsl erf and gelu (both use this file's pieces).
 //
 //   uint64_t xe_exp(uint64_t x)      concord_exp_f64
 //   uint64_t xe_expm1(uint64_t x)    concord_expm1_f64
@@ -126,15 +127,30 @@ uint64_t xe_scale(uint64_t y, int k) {
   return xd_mul(xd_mul(y, xe_pow2(k1)), xe_pow2(k - k1));
 }
 
-// exp(x) = 2^k (h + l) for |x| <= 746 (concord_f64_exp_reduce and _exp_dd).
-// (int)kd is read from t's low word: t is in [2^52, 2^53) with kd = t - SHIFT
-// exactly, and SHIFT's low word is zero.
-XePair xe_exp_dd(uint64_t x) {
+// (double)k for a small int k, exactly; the sign read in 32 bits (no int
+// widened to int64_t: see xf64.glsl's xd_int64_neg).
+uint64_t xe_from_int(int k) {
+  if (k == 0) return 0ul;
+  return xd_round(k < 0, uint64_t(uint(k < 0 ? -k : k)), 0);
+}
+
+// x = ki ln2/64 + h + l for |x| <= 746, ki in k (concord_f64_exp_reduce; the
+// header's j and k are ki & 63 and ki >> 6). (int)kd is read from t's low
+// word: t is in [2^52, 2^53) with kd = t - SHIFT exactly, and SHIFT's low
+// word is zero.
+XePair xe_exp_reduce(uint64_t x) {
   const uint64_t t = xd_add(xd_mul(x, XE_INV_L64), XE_SHIFT);
   const uint64_t kd = xd_sub(t, XE_SHIFT);
   const uint64_t r1 = xd_sub(x, xd_mul(kd, XE_L64HI));
-  const XePair r = xe_two_sum(r1, xd_neg(xd_mul(kd, XE_L64LO)));
-  const int ki = int(uint(t & XD_LOW32));
+  XePair r = xe_two_sum(r1, xd_neg(xd_mul(kd, XE_L64LO)));
+  r.k = int(uint(t & XD_LOW32));
+  return r;
+}
+
+// exp(x) = 2^k (h + l) for |x| <= 746 (concord_f64_exp_dd).
+XePair xe_exp_dd(uint64_t x) {
+  const XePair r = xe_exp_reduce(x);
+  const int ki = r.k;
   const int j = ki & 63;
   const uint64_t rh = r.h, rl = r.l;
   const uint64_t q = xe_horner(rh, 0, 4);

@@ -7,8 +7,8 @@
 //   uint64_t xe_log1p(uint64_t x)   concord_log1p_f64
 //   uint64_t xe_log2(uint64_t x)    concord_log2_f64
 //
-// Why: see xmath64.glsl (whose two-sum, Horner table and pair this file
-// uses). Every NaN result is XD_NAN.
+// Why: see xmath64.glsl (whose two-sum, Horner table, pair and xe_from_int
+// this file uses). Every NaN result is XD_NAN.
 //
 // Include after xf32.glsl, xf64.glsl and xmath64.glsl. Also valid C++
 // (tests/test_reproducible_vulkan_math64.cpp).
@@ -23,13 +23,6 @@
 #define XE_P54 0x4350000000000000ul       // 0x1p54
 #define XE_LP_LO 0xbfd2bedfa43fe5c9ul     // -0.2929
 #define XE_LP_HI 0x3fda8240b780346eul     // 0.4142
-
-// (double)k for a small int k, exactly; the sign read in 32 bits (no int
-// widened to int64_t: see xf64.glsl's xd_int64_neg).
-uint64_t xe_from_int(int k) {
-  if (k == 0) return 0ul;
-  return xd_round(k < 0, uint64_t(uint(k < 0 ? -k : k)), 0);
-}
 
 // log(1 + f) + c = h + l for -0.2929 <= f <= 0.4143, |c| <= 2^-52
 // (concord_f64_log_core): h = 2 sh exactly.
