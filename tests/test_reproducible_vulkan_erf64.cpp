@@ -22,6 +22,7 @@
 #include "support/bits.h"
 #include "support/devices.h"
 #include "support/native_run.h"
+#include "support/unary64_checks.h"
 
 namespace xmath64_erf_glsl {
 #include "support/glsl_shim.h"
@@ -35,28 +36,18 @@ using namespace concord;
 
 namespace {
 
-using concord::test::first_difference;
+using concord::test::next64;
 
-struct ErfOp {
-  OpId id;
-  Tensor (*run)(const Tensor&);
-  uint64_t (*on_bits)(uint64_t);
-};
+using concord::test::UnaryOp64;
 
-const std::vector<ErfOp>& erf_ops() {
-  static const std::vector<ErfOp> v = {
+const std::vector<UnaryOp64>& erf_ops() {
+  static const std::vector<UnaryOp64> v = {
       {OpId::erf, [](const Tensor& x) { return erf(x); }, xmath64_erf_glsl::xe_erf},
       {OpId::gelu, [](const Tensor& x) { return gelu(x); }, xmath64_erf_glsl::xe_gelu}};
   return v;
 }
 
 double d(uint64_t bits) { return std::bit_cast<double>(bits); }
-
-// 64 pseudo-random bits from three of the Lcg's 31-bit draws.
-uint64_t next64(concord::test::Lcg& g) {
-  const uint64_t a = g.next(), b = g.next(), c = g.next();
-  return (a << 33) ^ (b << 2) ^ c;
-}
 
 // ±0, subnormals, ±inf, NaNs (payloads, signs), and each branch point with
 // two neighbours each side and its negative: erf's 2^-900, 2 and 6 cuts, the
@@ -94,12 +85,6 @@ std::vector<double> device_values() {
   return v;
 }
 
-Tensor host(const std::vector<double>& v) {
-  return from_host(v.data(), {static_cast<int64_t>(v.size())}, float64, kCPU);
-}
-
-bool is_vulkan(const Device& dev) { return dev.kind().name() == "vulkan"; }
-
 // The header as C++ against the CPU backend's ops in the mode, over about a
 // million values: random bits (every exponent), densely over [-10, 10]
 // (erf's branches, gelu's series) and [-40, -2.8] (gelu's fractions).
@@ -109,18 +94,7 @@ TEST(XMath64Erf, SameBitsAsTheCpuAsCpp) {
   for (int i = 0; i < (1 << 19); ++i) v.push_back(d(next64(g)));
   for (int i = 0; i < (1 << 18); ++i) v.push_back(-10.0 + 20.0 * i / (1 << 18) + 1e-9 * (i & 7));
   for (int i = 0; i < (1 << 17); ++i) v.push_back(-40.0 + 37.2 * i / (1 << 17));
-  const Tensor x = host(v);
-  ReproducibleGuard guard(true);
-  for (const ErfOp& op : erf_ops()) {
-    const Tensor want = op.run(x).contiguous();
-    const auto* w = static_cast<const uint64_t*>(want.raw_data());
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < v.size(); ++i)
-      if (op.on_bits(std::bit_cast<uint64_t>(v[i])) != w[i] && bad++ == 0) first = i;
-    EXPECT_EQ(bad, 0u) << op_name(op.id) << ": first at x = " << v[first] << " (0x" << std::hex
-                       << std::bit_cast<uint64_t>(v[first]) << "): 0x" << op.on_bits(std::bit_cast<uint64_t>(v[first]))
-                       << " vs the CPU's 0x" << w[first];
-  }
+  concord::test::expect_cpp_same_bits(erf_ops(), v);
 }
 
 class ReproducibleVulkanErf64 : public concord::test::DeviceTest {};
@@ -128,10 +102,9 @@ class ReproducibleVulkanErf64 : public concord::test::DeviceTest {};
 // vulkan:0 (lavapipe) keeps no float64 subnormals, yet claims erf and gelu
 // for float64 in the mode (wherever it can store float64).
 TEST_P(ReproducibleVulkanErf64, ClaimsFloat64OnBits) {
-  if (!is_vulkan(device()) || !concord::test::can_store(GetParam(), float64))
+  if (!concord::test::is_vulkan_device(device()) || !concord::test::can_store(GetParam(), float64))
     GTEST_SKIP() << "needs Vulkan with float64 storage";
-  const Capabilities& caps = capabilities(device());
-  for (const ErfOp& op : erf_ops()) EXPECT_TRUE(caps.has_reproducible_kernel(op.id, float64)) << op_name(op.id);
+  concord::test::expect_claims_float64(erf_ops(), device());
 }
 
 // Specials, exponents and gelu's range, contiguous and as a strided view
@@ -142,19 +115,7 @@ TEST_P(ReproducibleVulkanErf64, SameBitsAsTheCpu) {
   std::vector<double> v = special_values();
   const std::vector<double> e = device_values();
   v.insert(v.end(), e.begin(), e.end());
-  const int64_t n = static_cast<int64_t>(v.size()) / 2 * 2;
-  const Tensor x = host(v).narrow(0, 0, n), xd = x.to(device());
-  const Tensor vc = x.reshape({n / 2, 2}).t(), vd = xd.reshape({n / 2, 2}).t();
-  ReproducibleGuard guard(true);
-  for (const ErfOp& op : erf_ops()) {
-    const std::string what = std::string(op_name(op.id)) + " float64 on " + GetParam().label;
-    const Tensor want = op.run(x), want_v = op.run(vc);
-    reset_report();
-    const Tensor got = op.run(xd), got_v = op.run(vd);
-    if (is_vulkan(device())) concord::test::expect_ran_on_device(op_name(op.id), device(), float64, what, true);
-    EXPECT_EQ(first_difference(got, want), "") << what;
-    EXPECT_EQ(first_difference(got_v, want_v), "") << what << " strided view";
-  }
+  concord::test::expect_device_same_bits(erf_ops(), v, GetParam(), device());
 }
 
 CONCORD_INSTANTIATE_DEVICES(ReproducibleVulkanErf64);

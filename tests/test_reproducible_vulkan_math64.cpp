@@ -22,6 +22,7 @@
 #include "support/bits.h"
 #include "support/devices.h"
 #include "support/native_run.h"
+#include "support/unary64_checks.h"
 
 namespace xmath64_glsl {
 #include "support/glsl_shim.h"
@@ -35,16 +36,12 @@ using namespace concord;
 
 namespace {
 
-using concord::test::first_difference;
+using concord::test::next64;
 
-struct MathOp {
-  OpId id;
-  Tensor (*run)(const Tensor&);
-  uint64_t (*on_bits)(uint64_t);
-};
+using concord::test::UnaryOp64;
 
-const std::vector<MathOp>& math_ops() {
-  static const std::vector<MathOp> v = {
+const std::vector<UnaryOp64>& math_ops() {
+  static const std::vector<UnaryOp64> v = {
       {OpId::exp, [](const Tensor& x) { return exp(x); }, xmath64_glsl::xe_exp},
       {OpId::expm1, [](const Tensor& x) { return expm1(x); }, xmath64_glsl::xe_expm1},
       {OpId::tanh, [](const Tensor& x) { return tanh(x); }, xmath64_glsl::xe_tanh},
@@ -56,12 +53,6 @@ const std::vector<MathOp>& math_ops() {
 }
 
 double d(uint64_t bits) { return std::bit_cast<double>(bits); }
-
-// 64 pseudo-random bits from three of the Lcg's 31-bit draws.
-uint64_t next64(concord::test::Lcg& g) {
-  const uint64_t a = g.next(), b = g.next(), c = g.next();
-  return (a << 33) ^ (b << 2) ^ c;
-}
 
 // ±0, subnormals, ±inf, NaNs (payloads, signs), and each branch point with
 // its neighbours and negatives: exp's overflow (709.78) and underflow
@@ -106,12 +97,6 @@ std::vector<double> every_exponent() {
   return v;
 }
 
-Tensor host(const std::vector<double>& v) {
-  return from_host(v.data(), {static_cast<int64_t>(v.size())}, float64, kCPU);
-}
-
-bool is_vulkan(const Device& dev) { return dev.kind().name() == "vulkan"; }
-
 // The headers as C++ against the CPU backend's ops in the mode, over a
 // million patterns over every exponent and densely over [-750, 750] (exp's
 // and sigmoid's whole finite range, expm1's and tanh's branches many times)
@@ -123,18 +108,7 @@ TEST(XMath64, SameBitsAsTheCpuAsCpp) {
   for (int i = 0; i < (1 << 18); ++i) v.push_back(-750.0 + 1500.0 * i / (1 << 18));
   for (int i = 0; i < (1 << 17); ++i) v.push_back(-1.0 + 2.0 * i / (1 << 17) + 1e-9 * (i & 7));
   for (int i = 0; i < (1 << 17); ++i) v.push_back(std::ldexp(1.0 + i / double(1 << 17), (i % 128) - 64));
-  const Tensor x = host(v);
-  ReproducibleGuard guard(true);
-  for (const MathOp& op : math_ops()) {
-    const Tensor want = op.run(x).contiguous();
-    const auto* w = static_cast<const uint64_t*>(want.raw_data());
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < v.size(); ++i)
-      if (op.on_bits(std::bit_cast<uint64_t>(v[i])) != w[i] && bad++ == 0) first = i;
-    EXPECT_EQ(bad, 0u) << op_name(op.id) << ": first at x = " << v[first] << " (0x" << std::hex
-                       << std::bit_cast<uint64_t>(v[first]) << "): 0x" << op.on_bits(std::bit_cast<uint64_t>(v[first]))
-                       << " vs the CPU's 0x" << w[first];
-  }
+  concord::test::expect_cpp_same_bits(math_ops(), v);
 }
 
 class ReproducibleVulkanMath64 : public concord::test::DeviceTest {};
@@ -142,11 +116,9 @@ class ReproducibleVulkanMath64 : public concord::test::DeviceTest {};
 // vulkan:0 (lavapipe) keeps no float64 subnormals, yet claims the seven for
 // float64 in the mode (wherever it can store float64).
 TEST_P(ReproducibleVulkanMath64, ClaimsFloat64OnBits) {
-  if (!is_vulkan(device()) || !concord::test::can_store(GetParam(), float64))
+  if (!concord::test::is_vulkan_device(device()) || !concord::test::can_store(GetParam(), float64))
     GTEST_SKIP() << "needs Vulkan with float64 storage";
-  const Capabilities& caps = capabilities(device());
-  for (const MathOp& op : math_ops())
-    EXPECT_TRUE(caps.has_reproducible_kernel(op.id, float64)) << op_name(op.id);
+  concord::test::expect_claims_float64(math_ops(), device());
 }
 
 // Specials and every exponent, contiguous and as a strided view (every other
@@ -157,19 +129,7 @@ TEST_P(ReproducibleVulkanMath64, SameBitsAsTheCpu) {
   std::vector<double> v = special_values();
   const std::vector<double> e = every_exponent();
   v.insert(v.end(), e.begin(), e.end());
-  const int64_t n = static_cast<int64_t>(v.size()) / 2 * 2;
-  const Tensor x = host(v).narrow(0, 0, n), xd = x.to(device());
-  const Tensor vc = x.reshape({n / 2, 2}).t(), vd = xd.reshape({n / 2, 2}).t();
-  ReproducibleGuard guard(true);
-  for (const MathOp& op : math_ops()) {
-    const std::string what = std::string(op_name(op.id)) + " float64 on " + GetParam().label;
-    const Tensor want = op.run(x), want_v = op.run(vc);
-    reset_report();
-    const Tensor got = op.run(xd), got_v = op.run(vd);
-    if (is_vulkan(device())) concord::test::expect_ran_on_device(op_name(op.id), device(), float64, what, true);
-    EXPECT_EQ(first_difference(got, want), "") << what;
-    EXPECT_EQ(first_difference(got_v, want_v), "") << what << " strided view";
-  }
+  concord::test::expect_device_same_bits(math_ops(), v, GetParam(), device());
 }
 
 CONCORD_INSTANTIATE_DEVICES(ReproducibleVulkanMath64);

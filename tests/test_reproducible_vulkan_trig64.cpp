@@ -23,6 +23,7 @@
 #include "support/bits.h"
 #include "support/devices.h"
 #include "support/native_run.h"
+#include "support/unary64_checks.h"
 
 namespace xtrig64_glsl {
 #include "support/glsl_shim.h"
@@ -37,16 +38,12 @@ using namespace concord;
 
 namespace {
 
-using concord::test::first_difference;
+using concord::test::next64;
 
-struct TrigOp {
-  OpId id;
-  Tensor (*run)(const Tensor&);
-  uint64_t (*on_bits)(uint64_t);
-};
+using concord::test::UnaryOp64;
 
-const std::vector<TrigOp>& trig_ops() {
-  static const std::vector<TrigOp> v = {
+const std::vector<UnaryOp64>& trig_ops() {
+  static const std::vector<UnaryOp64> v = {
       {OpId::sin, [](const Tensor& x) { return sin(x); }, xtrig64_glsl::xe_sin},
       {OpId::cos, [](const Tensor& x) { return cos(x); }, xtrig64_glsl::xe_cos},
       {OpId::tan, [](const Tensor& x) { return tan(x); }, xtrig64_glsl::xe_tan}};
@@ -55,12 +52,6 @@ const std::vector<TrigOp>& trig_ops() {
 
 double d(uint64_t bits) { return std::bit_cast<double>(bits); }
 uint64_t b(double x) { return std::bit_cast<uint64_t>(x); }
-
-// 64 pseudo-random bits from three of the Lcg's 31-bit draws.
-uint64_t next64(concord::test::Lcg& g) {
-  const uint64_t a = g.next(), c = g.next(), e = g.next();
-  return (a << 33) ^ (c << 2) ^ e;
-}
 
 // ±0, subnormals, ±inf, NaNs, and each branch point with its neighbours
 // (±4 ulps) and negatives: the 2^-27 cut, pi/4 (the reduction's first
@@ -100,12 +91,6 @@ std::vector<double> every_exponent() {
   return v;
 }
 
-Tensor host(const std::vector<double>& v) {
-  return from_host(v.data(), {static_cast<int64_t>(v.size())}, float64, kCPU);
-}
-
-bool is_vulkan(const Device& dev) { return dev.kind().name() == "vulkan"; }
-
 // The header as C++ against the CPU backend's ops in the mode, over a
 // million values: random bits (every exponent, Payne-Hanek mostly), random
 // in [-100, 100] (Cody-Waite, every quadrant), the doubles within 8 ulps of
@@ -123,17 +108,7 @@ TEST(XTrig64, SameBitsAsTheCpuAsCpp) {
   for (int i = 0; i < (1 << 17); ++i) v.push_back(std::ldexp(1.0 + (g.next() >> 4) / double(1u << 27), 20 + i % 1004));
   for (int i = 0; i < (1 << 16); ++i) v.push_back(std::ldexp(1.0 + (g.next() >> 4) / double(1u << 27), -1074 + i % 1050));
   for (int i = 0; i < (1 << 14); ++i) v.push_back(DBL_MAX - std::ldexp(double(i), 971));
-  const Tensor x = host(v);
-  ReproducibleGuard guard(true);
-  for (const TrigOp& op : trig_ops()) {
-    const Tensor want = op.run(x).contiguous();
-    const auto* w = static_cast<const uint64_t*>(want.raw_data());
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < v.size(); ++i)
-      if (op.on_bits(b(v[i])) != w[i] && bad++ == 0) first = i;
-    EXPECT_EQ(bad, 0u) << op_name(op.id) << ": first at x = " << v[first] << " (0x" << std::hex << b(v[first])
-                       << "): 0x" << op.on_bits(b(v[first])) << " vs the CPU's 0x" << w[first];
-  }
+  concord::test::expect_cpp_same_bits(trig_ops(), v);
   EXPECT_GT(v.size(), 1000000u);
 }
 
@@ -142,10 +117,9 @@ class ReproducibleVulkanTrig64 : public concord::test::DeviceTest {};
 // vulkan:0 (lavapipe) keeps no float64 subnormals, yet claims the three for
 // float64 in the mode (wherever it can store float64).
 TEST_P(ReproducibleVulkanTrig64, ClaimsFloat64OnBits) {
-  if (!is_vulkan(device()) || !concord::test::can_store(GetParam(), float64))
+  if (!concord::test::is_vulkan_device(device()) || !concord::test::can_store(GetParam(), float64))
     GTEST_SKIP() << "needs Vulkan with float64 storage";
-  const Capabilities& caps = capabilities(device());
-  for (const TrigOp& op : trig_ops()) EXPECT_TRUE(caps.has_reproducible_kernel(op.id, float64)) << op_name(op.id);
+  concord::test::expect_claims_float64(trig_ops(), device());
 }
 
 // Specials and every exponent, contiguous and as a strided view (every other
@@ -156,19 +130,7 @@ TEST_P(ReproducibleVulkanTrig64, SameBitsAsTheCpu) {
   std::vector<double> v = special_values();
   const std::vector<double> e = every_exponent();
   v.insert(v.end(), e.begin(), e.end());
-  const int64_t n = static_cast<int64_t>(v.size()) / 2 * 2;
-  const Tensor x = host(v).narrow(0, 0, n), xd = x.to(device());
-  const Tensor vc = x.reshape({n / 2, 2}).t(), vd = xd.reshape({n / 2, 2}).t();
-  ReproducibleGuard guard(true);
-  for (const TrigOp& op : trig_ops()) {
-    const std::string what = std::string(op_name(op.id)) + " float64 on " + GetParam().label;
-    const Tensor want = op.run(x), want_v = op.run(vc);
-    reset_report();
-    const Tensor got = op.run(xd), got_v = op.run(vd);
-    if (is_vulkan(device())) concord::test::expect_ran_on_device(op_name(op.id), device(), float64, what, true);
-    EXPECT_EQ(first_difference(got, want), "") << what;
-    EXPECT_EQ(first_difference(got_v, want_v), "") << what << " strided view";
-  }
+  concord::test::expect_device_same_bits(trig_ops(), v, GetParam(), device());
 }
 
 CONCORD_INSTANTIATE_DEVICES(ReproducibleVulkanTrig64);

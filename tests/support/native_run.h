@@ -24,7 +24,9 @@ inline void expect_ran_on_device(std::string_view op, const Device& d, Dtype t, 
   EXPECT_EQ(r.count(name, Path::fallback), 0u) << what << ": " << name << " fell back\n" << r;
   EXPECT_GT(r.count(name, d.str(), t, Path::native) + r.count(name, d.str(), t, Path::widened), 0u)
       << what << ": " << name << " did not run on " << d.str() << "\n" << r;
-  if (no_nan_pass) EXPECT_EQ(r.nan_passes, 0u) << what << ": " << name << " needed a separate NaN pass\n" << r;
+  if (no_nan_pass) {
+    EXPECT_EQ(r.nan_passes, 0u) << what << ": " << name << " needed a separate NaN pass\n" << r;
+  }
 }
 
 // A 64-bit linear congruential generator: the same numbers on every platform.
