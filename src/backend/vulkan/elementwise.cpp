@@ -178,9 +178,7 @@ void claims_elementwise(Claims& c) {
     if (is_floating(d)) c.need(std::string("ew_pows_") + suffix(d));
     if (kXDtypes.has(d))
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
-    if (f32ish.has(d))
-      for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
-    if (d == float64)
+    if (kXDtypes.has(d))
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
