@@ -23,6 +23,9 @@ export OMP_WAIT_POLICY ?= passive
 # builds concord again from source (tests/consumer, add_subdirectory, in
 # <build>-consumer at the same depth) reuses the main build's objects.
 export CCACHE_BASEDIR ?= $(CURDIR)
+# Compiled Vulkan shader variants, kept by content and shared by build/,
+# build-asan/ and the consumer's build (cmake/glslc_cached.cmake).
+export CONCORD_SPIRV_CACHE ?= $(CURDIR)/build-spirv-cache
 
 .PHONY: all deps build run python test bench asan tsan fuzz clean
 
@@ -103,4 +106,4 @@ bench: build python
 	$(PYENV)/bin/python python/bench/overhead.py
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-fuzz
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz build-spirv-cache

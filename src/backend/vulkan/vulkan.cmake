@@ -29,12 +29,19 @@
 # one custom command per variant. Editing a .comp or any header it includes
 # (glslc writes a depfile; *.glsl in shaders/ are also listed) rebuilds that
 # variant, then the embedded file. Add variants in shaders/shaders.cmake.
+# With CONCORD_SPIRV_CACHE (a folder; `make` sets it) each variant is looked
+# up by content first, so build directories share the compiled SPIR-V.
 
 set(CONCORD_VK_DIR ${CMAKE_CURRENT_LIST_DIR})
 # Generated files go to the binary dir of the including project (concord's own,
 # also under add_subdirectory).
 set(CONCORD_VK_BINARY_DIR ${CMAKE_CURRENT_BINARY_DIR})
 option(CONCORD_VULKAN "Build the Vulkan backend (needs the Vulkan loader + headers and glslc)" ON)
+# A folder shared by build directories (release, sanitizers, a consumer's
+# add_subdirectory) where each compiled variant is kept by content: glslc's
+# -O is most of a fresh build's shader time (cmake/glslc_cached.cmake).
+set(CONCORD_SPIRV_CACHE "$ENV{CONCORD_SPIRV_CACHE}" CACHE PATH
+    "Content-addressed cache of compiled SPIR-V variants (empty: off)")
 
 if(CONCORD_VULKAN)
   find_package(Vulkan QUIET)
@@ -85,6 +92,10 @@ function(concord_vk_generate out_var)
   file(GLOB headers CONFIGURE_DEPENDS ${shader_dir}/*.glsl)
   file(MAKE_DIRECTORY ${out_dir})
   get_property(variants GLOBAL PROPERTY CONCORD_VK_VARIANTS)
+  if(CONCORD_SPIRV_CACHE)
+    execute_process(COMMAND ${CONCORD_GLSLC} --version OUTPUT_VARIABLE glslc_version)
+    string(SHA256 glslc_id "${CONCORD_GLSLC}\n${glslc_version}")
+  endif()
   set(outputs "")
   foreach(v ${variants})
     get_property(file GLOBAL PROPERTY CONCORD_VK_FILE_${v})
@@ -95,10 +106,18 @@ function(concord_vk_generate out_var)
     endforeach()
     set(out ${out_dir}/${v}.spv.inc)
     # -mfmt=num: the SPIR-V words as comma-separated hex, ready to embed.
+    if(CONCORD_SPIRV_CACHE)
+      string(REPLACE ";" "|" flag_arg "${flags}")
+      set(command ${CMAKE_COMMAND} -DGLSLC=${CONCORD_GLSLC} -DGLSLC_ID=${glslc_id} "-DFLAGS=${flag_arg}"
+          -DSRC=${shader_dir}/${file} -DINCLUDE_DIR=${shader_dir} -DOUT=${out} -DDEPFILE=${out_dir}/${v}.d
+          -DCACHE=${CONCORD_SPIRV_CACHE} -P ${CONCORD_VK_DIR}/../../../cmake/glslc_cached.cmake)
+    else()
+      set(command ${CONCORD_GLSLC} --target-env=vulkan1.2 -O -mfmt=num -I ${shader_dir} ${flags}
+          -MD -MF ${out_dir}/${v}.d -o ${out} ${shader_dir}/${file})
+    endif()
     add_custom_command(
       OUTPUT ${out}
-      COMMAND ${CONCORD_GLSLC} --target-env=vulkan1.2 -O -mfmt=num -I ${shader_dir} ${flags}
-              -MD -MF ${out_dir}/${v}.d -o ${out} ${shader_dir}/${file}
+      COMMAND ${command}
       DEPENDS ${shader_dir}/${file} ${headers}
       DEPFILE ${out_dir}/${v}.d
       COMMENT "glslc ${file} -> ${v}"
