@@ -2,7 +2,7 @@
 // on every device: the CPU's bits. On Vulkan, arange and linspace run
 // iota.comp's XD variant (start + i * step on the doubles' bits, xf64.glsl)
 // and cat/stack/flip are copies, so vulkan:0 claims them whatever its float
-// controls promise; the test checks they ran natively there, including
+// controls promise (and the halves and float32 without float64 too); the test checks they ran natively there, including
 // float64 subnormal starts and steps, which a device flushing float64
 // subnormals would turn into zeros.
 #include <gtest/gtest.h>
@@ -35,31 +35,38 @@ struct Range {
   double start, end, step;
 };
 
+// In both modes: float16, bfloat16 and float32 run the variant on bits in the
+// default mode too, and float64 is the same computation in hardware.
 TEST_P(ReproducibleVulkanCreation, ArangeAndLinspaceSameBitsAsTheCpu) {
-  ReproducibleGuard mode(true);
-  const std::vector<Range> ranges = {
-      {0.0, 1.0, 0.1},           {-3.25, 7.5, 0.37},     {1e-310, 3e-309, 7e-311},  // float64 subnormals
-      {-2e-308, 2e-308, 3e-309}, {1e30, 1.3e31, 3.3e29},  {0.0, 1e-38, 1.7e-40},     // float32 subnormals
-      {5.0, -5.0, -0.3},         {1.0 / 3, 100.0, 1.0 / 7}};
-  for (Dtype t : {float16, bfloat16, float32, float64}) {
-    if (!concord::test::can_store(GetParam(), t)) continue;
-    // Floating arange and linspace need float64 on OpenCL and Vulkan (a no-fp64
-    // profile takes them to the CPU, counted).
-    const bool native = concord::test::can_store(GetParam(), float64);
-    for (const Range& r : ranges) {
-      const std::string what = std::string(name(t)) + " arange(" + std::to_string(r.start) + ", " +
-                               std::to_string(r.end) + ", " + std::to_string(r.step) + ")";
-      const Tensor want = arange(r.start, r.end, r.step, t, kCPU);
-      reset_report();
-      const Tensor got = arange(r.start, r.end, r.step, t, device());
-      EXPECT_EQ(first_difference(got, want), "") << what << " on " << device().str();
-      if (native) expect_native("arange", t, what);
-      for (int64_t steps : {1, 2, 7, 33}) {
-        const Tensor lw = linspace(r.start, r.end, steps, t, kCPU);
+  for (bool on : {true, false}) {
+    ReproducibleGuard mode(on);
+    const std::vector<Range> ranges = {
+        {0.0, 1.0, 0.1},           {-3.25, 7.5, 0.37},     {1e-310, 3e-309, 7e-311},  // float64 subnormals
+        {-2e-308, 2e-308, 3e-309}, {1e30, 1.3e31, 3.3e29},  {0.0, 1e-38, 1.7e-40},     // float32 subnormals
+        {5.0, -5.0, -0.3},         {1.0 / 3, 100.0, 1.0 / 7},
+        // Just above a tie of float16 (bfloat16): rounding through float32 to
+        // nearest would make it a tie and round down; the CPU rounds once.
+        {1 + 0x1p-11 + 0x1p-40, 1.1, 0x1p-9}, {-1 - 0x1p-8 - 0x1p-40, -1.1, -0x1p-6}};
+    for (Dtype t : {float16, bfloat16, float32, float64}) {
+      if (!concord::test::can_store(GetParam(), t)) continue;
+      // Vulkan runs the halves and float32 on bits without float64; OpenCL
+      // needs float64 (a no-fp64 profile takes them to the CPU, counted).
+      const bool native = on_vulkan() || concord::test::can_store(GetParam(), float64);
+      for (const Range& r : ranges) {
+        const std::string what = std::string(name(t)) + " arange(" + std::to_string(r.start) + ", " +
+                                 std::to_string(r.end) + ", " + std::to_string(r.step) + ")";
+        const Tensor want = arange(r.start, r.end, r.step, t, kCPU);
         reset_report();
-        const Tensor lg = linspace(r.start, r.end, steps, t, device());
-        EXPECT_EQ(first_difference(lg, lw), "") << what << " linspace steps " << steps;
-        if (native) expect_native("linspace", t, what);
+        const Tensor got = arange(r.start, r.end, r.step, t, device());
+        EXPECT_EQ(first_difference(got, want), "") << what << " on " << device().str();
+        if (native) expect_native("arange", t, what);
+        for (int64_t steps : {1, 2, 7, 33}) {
+          const Tensor lw = linspace(r.start, r.end, steps, t, kCPU);
+          reset_report();
+          const Tensor lg = linspace(r.start, r.end, steps, t, device());
+          EXPECT_EQ(first_difference(lg, lw), "") << what << " linspace steps " << steps;
+          if (native) expect_native("linspace", t, what);
+        }
       }
     }
   }

@@ -57,20 +57,26 @@ void claims_copy(Claims& c) {
     for (Dtype s : kAllDtypes)
       if (s != d && all.has(s)) c.need(std::string("copy_") + suffix(d) + "_" + suffix(s));
   }
-  // Integer arange is exact int64 arithmetic (iota_int); floating arange and
+  // Integer arange is exact int64 arithmetic (iota_int). Floating arange and
   // linspace compute start + i * step in float64 and round once (the CPU's
-  // values): only where the device has float64.
+  // values): float16, bfloat16 and float32 on the doubles' bits (iota_x, no
+  // float64 needed); float64 itself, and linspace into integers, where the
+  // device has float64.
   const DtypeSet ints = all - kFloatingDtypes;
-  c.claim(OpId::arange, ints);
-  for (Dtype d : kAllDtypes)
+  const DtypeSet narrow = all & DtypeSet{float16, bfloat16, float32};
+  c.claim(OpId::arange, ints | narrow);
+  c.claim(OpId::linspace, narrow);
+  for (Dtype d : kAllDtypes) {
     if (ints.has(d)) c.need(std::string("iota_int_") + suffix(d));
+    if (narrow.has(d)) c.need(std::string("iota_x_") + suffix(d));
+  }
   if (c.info.fp64) {
     c.claim(OpId::arange, all);
     c.claim(OpId::linspace, all);
-    c.caps.needs_fp64[static_cast<int>(OpId::arange)] = kFloatingDtypes;
-    c.caps.needs_fp64[static_cast<int>(OpId::linspace)] = kFloatingDtypes;
+    c.caps.needs_fp64[static_cast<int>(OpId::arange)] = DtypeSet{float64};
+    c.caps.needs_fp64[static_cast<int>(OpId::linspace)] = all - narrow;
     for (Dtype d : kAllDtypes)
-      if (all.has(d)) {
+      if (all.has(d) && !narrow.has(d)) {
         c.need(std::string("iota_") + suffix(d));
         c.need(std::string("iota_x_") + suffix(d));
       }
@@ -127,9 +133,11 @@ void VulkanBackend::iota_int(const Tensor& dst, int64_t start, int64_t step) {
 // In the reproducible mode the iota_x variant does the same two roundings on
 // the doubles' bits (xf64.glsl), so the CPU's values whatever the device does
 // with float64 subnormals; the layout is IotaArgs' with the doubles as bits.
+// float16, bfloat16 and float32 have only that variant: it needs no float64.
 void VulkanBackend::iota(const Tensor& dst, double start, double step) {
   const int64_t n = dst.numel();
-  launch(std::string(reproducible() ? "iota_x_" : "iota_") + suffix(dst.dtype()), static_cast<uint64_t>(n),
+  const bool narrow = DtypeSet{float16, bfloat16, float32}.has(dst.dtype());
+  launch(std::string(reproducible() || narrow ? "iota_x_" : "iota_") + suffix(dst.dtype()), static_cast<uint64_t>(n),
          IotaArgs{address(dst), dst.offset(), start, step, n, 0});
 }
 

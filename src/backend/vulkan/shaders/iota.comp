@@ -6,8 +6,12 @@
 //   -DXD=1    the default's two roundings on the doubles' bits in integer
 //             operations (xf64.glsl): the reproducible mode's variant, whatever
 //             the device does with float64 subnormals
+//   -DXD=1 -DXD_NARROW=1 (float32) or 2 (float16, bfloat16): the same, and the
+//             rounding to DST on bits too, so no float64 at all: the only
+//             variant of these dtypes, in both modes and on devices without
+//             float64
 #version 460
-#ifndef INT
+#if !defined(INT) && !defined(XD_NARROW)
 #define CONCORD_F64 1
 #endif
 #include "common.glsl"
@@ -48,6 +52,20 @@ void main() {
 #ifdef INT
   const int64_t v = int64_t(uint64_t(a.start) + uint64_t(i) * uint64_t(a.step));
   STORE(DST)(a.dst, a.off + i, CVT(DST, i64)(v));
+#elif defined(XD_NARROW)
+  const uint64_t v = xd_add(a.start, xd_mul(xd_from_int64(i), a.step));
+  uint r = xd_to_f32(v);
+#if XD_NARROW == 2
+  // float64 -> half rounds once (backend/cpu/convert.h): round to odd to
+  // float32 first (truncate, then set the last bit when inexact), so the
+  // rounding to the half is the only one.
+  const uint64_t back = xd_from_f32(r);
+  if (!xd_isnan(v) && back != v) {
+    if ((back & XD_ABS) > (v & XD_ABS)) r -= 1u;
+    r |= 1u;
+  }
+#endif
+  STORE(DST)(a.dst, a.off + i, uintBitsToFloat(r));
 #elif defined(XD)
   const uint64_t v = xd_add(a.start, xd_mul(xd_from_int64(i), a.step));
   STORE(DST)(a.dst, a.off + i, CVT(DST, f64)(uint64BitsToDouble(v)));  // the conversions are integer work
