@@ -2,6 +2,7 @@
 #include "backend/opencl/opencl_backend.h"
 
 #include <deque>
+#include <map>
 
 #include "concord/op_table.h"
 #include "core/registry.h"
@@ -68,18 +69,13 @@ Capabilities capabilities(int index) {
   // (PoCL's fmod gives +NaN where the CPU's gives -NaN; NVIDIA's every NaN is
   // 0x7fffffff) are made canonical by the mode itself.
   const DtypeSet kAll = DtypeSet::all();
-  // float32 (and the halves through it) log, tanh and sigmoid: the CPU's
-  // float64-inside algorithms (cpu_math.cl), so only with float64, and a
-  // no-fp64 profile takes them back (reproducible_needs_fp64); logsumexp and
-  // log_softmax end with that log (reduce.cl's log_acc).
-  const DtypeSet f64_inside = info.fp64 ? DtypeSet{float16, bfloat16, float32} : DtypeSet{};
-  for (OpId op : {OpId::log, OpId::tanh, OpId::sigmoid, OpId::logsumexp, OpId::log_softmax})
-    c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
-  // float32 sin, cos, tan, pow (pow(tensor, number) too), atan2: common/canon_trig.h, canon_pow.h;
-  // float32 expm1, log1p, log2, erf, gelu: common/canon_explog.h and canon_explog_erf.h, double inside.
-  for (OpId op : {OpId::sin, OpId::cos, OpId::tan, OpId::pow, OpId::atan2, OpId::expm1, OpId::log1p, OpId::log2,
-                  OpId::erf, OpId::gelu})
-    c.reproducible_needs_fp64[static_cast<int>(op)] = f64_inside;
+  // float32 (and the halves through it) log, tanh, sigmoid, expm1, log1p,
+  // log2, erf, gelu, sin, cos, tan, pow (pow(tensor, number) too) and atan2,
+  // and the log that ends logsumexp and log_softmax (reduce.cl's log_acc): the
+  // CPU's float64-inside algorithms (cpu_math.cl, common/canon_*.h) where the
+  // program has float64, their port on bits (xmath.cl) where it does not; so
+  // on every device and under a no-fp64 profile.
+  const DtypeSet f32_math{float16, bfloat16, float32};
   // float64 exp, expm1, log, log1p, log2, tanh, sigmoid, sin, cos, tan, erf, gelu, pow, atan2, and
   // the exp and log of logsumexp, softmax, log_softmax: the CPU's algorithms
   // (common/canon_f64*.h, canon_trig_f64.h, canon_pow_f64.h)
@@ -89,11 +85,11 @@ Capabilities capabilities(int index) {
   // and the halves: in float32, given correctly rounded divide and sqrt).
   const DtypeSet rsqrt_as_cpu = info.fp32_correctly_rounded_divide_sqrt ? DtypeSet{float16, bfloat16, float32, float64}
                                                                         : DtypeSet{float64};
-  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::rsqrt, rsqrt_as_cpu}, {OpId::log, f64_inside}, {OpId::tanh, f64_inside}, {OpId::sigmoid, f64_inside},
-                                            {OpId::logsumexp, f64_inside}, {OpId::log_softmax, f64_inside},
-                                            {OpId::sin, f64_inside}, {OpId::cos, f64_inside}, {OpId::tan, f64_inside},
-                                            {OpId::pow, f64_inside | DtypeSet{uint8, int8, int16, int32, int64}},  // ipow: the CPU's loop
-                                            {OpId::atan2, f64_inside},
+  claim_reproducible_by_rule(c, {.as_cpu = {{OpId::rsqrt, rsqrt_as_cpu}, {OpId::log, f32_math}, {OpId::tanh, f32_math}, {OpId::sigmoid, f32_math},
+                                            {OpId::logsumexp, f32_math}, {OpId::log_softmax, f32_math},
+                                            {OpId::sin, f32_math}, {OpId::cos, f32_math}, {OpId::tan, f32_math},
+                                            {OpId::pow, f32_math | DtypeSet{uint8, int8, int16, int32, int64}},  // ipow: the CPU's loop
+                                            {OpId::atan2, f32_math},
                                             {OpId::sum, kAll}, {OpId::mean, kAll}, {OpId::prod, kAll}, {OpId::var, kAll},
                                             {OpId::std, kAll}, {OpId::norm, kAll}, {OpId::cumsum, kAll},
                                             {OpId::exp, {float16, bfloat16, float32}},
@@ -111,8 +107,8 @@ Capabilities capabilities(int index) {
                                             {OpId::softmax, f64_shared},
                                             {OpId::log_softmax, f64_shared},
                                             {OpId::softmax, {float16, bfloat16, float32}},
-                                            {OpId::expm1, f64_inside}, {OpId::log1p, f64_inside}, {OpId::log2, f64_inside},
-                                            {OpId::erf, f64_inside}, {OpId::gelu, f64_inside},
+                                            {OpId::expm1, f32_math}, {OpId::log1p, f32_math}, {OpId::log2, f32_math},
+                                            {OpId::erf, f32_math}, {OpId::gelu, f32_math},
                                             {OpId::matmul, kAll}, {OpId::mm, kAll}, {OpId::bmm, kAll},
                                             {OpId::mv, kAll}, {OpId::dot, kAll}, {OpId::outer, kAll},
                                             {OpId::addmm, kAll}, {OpId::baddbmm, kAll}, {OpId::linear, kAll},
@@ -171,21 +167,50 @@ void OpenClBackend::read(const Storage& src, size_t off, void* dst, size_t n) {
   ctx_.read(static_cast<cl_mem>(src.ptr), off, n, dst);
 }
 
+bool OpenClBackend::fp64_programs() const { return concord::capabilities(device()).can_store(float64); }
+
+namespace {
+// `body` with each line #include "name" replaced by the embedded file `name`
+// (the program is one string: the compiler has no files to open).
+std::string with_includes(const std::string& body, const std::map<std::string, std::string>& src) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find('\n', pos);
+    if (end == std::string::npos) end = body.size();
+    const std::string line = body.substr(pos, end - pos);
+    const std::string tag = "#include \"";
+    if (line.rfind(tag, 0) == 0 && line.size() > tag.size() + 1 && line.back() == '"') {
+      const std::string name = line.substr(tag.size(), line.size() - tag.size() - 1);
+      auto it = src.find(name);
+      if (it == src.end()) throw DeviceError("[opencl] kernel include " + name + " is not embedded in this build");
+      out += it->second + "\n";
+    } else {
+      out += line + "\n";
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+}  // namespace
+
 cl_program OpenClBackend::program(const std::string& file, const std::string& extra_options) {
   std::string opts = extra_options;
   // A profile that removes float64 compiles the kernels without it, as on a float64-less GPU.
-  if (!concord::capabilities(device()).can_store(float64)) opts += " -DCONCORD_HAS_FP64=0";
+  if (!fp64_programs()) opts += " -DCONCORD_HAS_FP64=0";
   const std::string key = file + "|" + opts;
   std::lock_guard lock(mu_);
   if (auto hit = programs_.find(key); hit != programs_.end()) return hit->second;
   const auto& src = embedded_sources();
   std::string text;
   // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl
-  // and cpu_math.cl, then the family.
+  // and cpu_math.cl, then (for the float math families) xmath.cl with its
+  // #include lines expanded here, then the family.
   for (const auto& [name, body] : src)
     if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += body + "\n";
   for (const char* shared : {"common.cl", "cpu_math.cl"})
     if (auto it = src.find(shared); it != src.end()) text += it->second + "\n";
+  if (file == "elementwise.cl" || file == "pow.cl" || file == "reduce.cl") text += with_includes(src.at("xmath.cl"), src);
   auto it = src.find(file);
   if (it == src.end()) throw DeviceError("[opencl] kernel file " + file + " is not embedded in this build");
   text += it->second;

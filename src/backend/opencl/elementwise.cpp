@@ -9,11 +9,14 @@
 // work-item for float16/bfloat16, whose conversions only vectorise that way),
 // everything else the strided ones (a Geom per operand). Numerics follow the
 // CPU kernels; float32 math functions run in float64 when the program has it.
+#include <bit>
 #include <limits>
 #include <string>
 
 #include "backend/cpu/convert.h"
 #include "backend/opencl/opencl_backend.h"
+
+#include <bit>
 #include "core/nan_rule.h"
 
 namespace concord::detail::ocl {
@@ -193,6 +196,13 @@ void OpenClBackend::pow_scalar(const Tensor& x, const ScalarExponent& e, const T
   if (n == 0) return;
   const Geom gx = geom_as(x, out.shape()), go = geom(out);
   const std::string sfx = suffix(x.dtype());
+  if (nan_rule_in_stores() && x.dtype() != float64 && !fp64_programs()) {
+    // The mode without float64: canon_pow.h's pow on bits (xmath.cl), the
+    // number passed as its double's bits.
+    run(kernel("pow.cl", ("powsx_" + sfx).c_str()), n, 0, gx, go, buffer(x), buffer(out),
+        std::bit_cast<cl_ulong>(e.value), n);
+    return;
+  }
   if (e.wide || x.dtype() == float64) {
     // The mode: canon_pow.h (canon_pow_f64.h for float64), as the CPU there.
     const char* k = nan_rule_in_stores() ? "pows64c_" : "pows64_";

@@ -71,6 +71,10 @@ class OpenClBackend final : public Backend {
   // the shared headers, and kernels/<file>, with -D options for the device's
   // real extensions and the current profile (no-fp64 removes CONCORD_HAS_FP64).
   cl_program program(const std::string& file, const std::string& extra_options = "");
+  // Whether programs are built with float64 (the device has it and the
+  // current profile keeps it): the one decision, for kernels that exist only
+  // in one of the two builds.
+  bool fp64_programs() const;
   cl_kernel kernel(const std::string& file, const char* name, const std::string& extra_options = "");
 
   // The one 1-D launch of the backend's kernels: `items` work-items (rounded

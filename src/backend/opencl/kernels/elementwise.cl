@@ -24,7 +24,8 @@
 // ---------------------------------------------------------------- float ops
 // Math functions of float32 (and so of the halves) are evaluated in float64
 // when the device has it and rounded once: nearly always the correctly rounded
-// result, like the CPU's. Without float64 they run in float32 (a few ULP).
+// result, like the CPU's. Without float64 they run in float32 (a few ULP),
+// except in the reproducible mode, where xmath.cl gives the CPU's bits.
 // +-, *, /, sqrt, rsqrt and reciprocal stay in the dtype (correctly rounded).
 
 // tanh(x) rounds to +-1 once |x| > 13 ln 2 (float32) or 27.5 ln 2 (float64);
@@ -77,11 +78,16 @@ FLOOR_DIVIDE(double)
 
 #define EXP_float(x, w) exp_f32(x)
 // float32 (and the halves) with float64: the CPU's algorithms (cpu_math.cl), so
-// its bits; without float64, float32 math on the device's own terms.
+// its bits; without float64, xmath.cl's port on bits in the mode, float32 math on the
+// device's own terms in the default mode.
 #if CONCORD_HAS_FP64
 #define LOG_float(x, w) log_f32_cpu(x)
 #define TANH_float(x, w) tanh_f32_cpu(x)
 #define SIGMOID_float(x, w) sigmoid_f32_cpu(x)
+#elif CONCORD_NAN_RULE  /* the mode without float64: the same algorithms on bits (xmath.cl) */
+#define LOG_float(x, w) XM1(log, x)
+#define TANH_float(x, w) XM1(tanh, x)
+#define SIGMOID_float(x, w) XM1(sigmoid, x)
 #else
 #define LOG_float(x, w) log(w)
 #define TANH_float(x, w) tanh_float(w)
@@ -96,6 +102,12 @@ FLOOR_DIVIDE(double)
 #define TAN_float(x, w) concord_tan_f32(x)
 #define POW_float(a, b, M) concord_pow_f32(a, (double)(b))
 #define ATAN2_float(a, b, M) concord_atan2_f32(a, b)
+#elif CONCORD_NAN_RULE  /* without float64: xmath.cl, on bits */
+#define SIN_float(x, w) XM1(sin, x)
+#define COS_float(x, w) XM1(cos, x)
+#define TAN_float(x, w) XM1(tan, x)
+#define POW_float(a, b, M) as_float(xm_pow(as_uint((float)(a)), xd_from_f32(as_uint((float)(b)))))
+#define ATAN2_float(a, b, M) as_float(xm_atan2(as_uint((float)(a)), as_uint((float)(b))))
 #else
 #define SIN_float(x, w) sin(w)
 #define COS_float(x, w) cos(w)
@@ -138,11 +150,14 @@ FLOOR_DIVIDE(double)
 #define TANH_double(x, w) tanh_double(w)
 #define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
 #endif
-// CANON_F(fn, x, native): in the reproducible mode (the NaN-rule variant) with
-// float64, float32's fn is the CPU's (backend/common/canon_*.h), so its bits;
-// elsewhere the device's own, faster native expression.
+// CANON_F(fn, x, native): in the reproducible mode (the NaN-rule variant),
+// float32's fn is the CPU's (backend/common/canon_*.h with float64, xmath.cl's
+// port on bits without), so its bits; elsewhere the device's own, faster
+// native expression.
 #if CONCORD_HAS_FP64 && CONCORD_NAN_RULE
 #define CANON_float(fn, x, native) concord_##fn##_f32(x)
+#elif CONCORD_NAN_RULE  /* pasted here: passed on, fn would expand first (PoCL's expm1 is a macro) */
+#define CANON_float(fn, x, native) as_float(xm_##fn(as_uint((float)(x))))
 #else
 #define CANON_float(fn, x, native) (native)
 #endif

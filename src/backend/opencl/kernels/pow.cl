@@ -7,6 +7,7 @@
 //                                              (flags: 1 odd integer, 2 integer)
 //   pows64_X(gx, go, x, out, e, n)             float(pow(double(x), e)), with float64
 //   pows64c_X(gx, go, x, out, e, n)            the reproducible mode's pow (canon_pow.h, canon_pow_f64.h), with float64
+//   powsx_X(gx, go, x, out, e_bits, n)         the same without float64: xmath.cl's pow, e as its double's bits
 
 // e = hi + lo: pow(|x|, hi) * (1 + lo * ln|x|), then the sign of x's power.
 static inline float pow_split(float x, float hi, float lo, int flags) {
@@ -61,4 +62,18 @@ __kernel void pows64c_f64(Geom gx, Geom go, __global const st_f64* x, __global s
   const long i = get_global_id(0);
   if (i < n) store_f64(out, geom_at(go, i), concord_pow_f64(load_f64(x, geom_at(gx, i)), e));
 }
+#endif
+
+#if !CONCORD_HAS_FP64
+// The reproducible mode without float64 (float32 and the halves): canon_pow.h's
+// algorithm on bits (xmath.cl), the exponent's full double value as its bits.
+#define POW_BITS_KERNEL(X)                                                                         \
+  __kernel void powsx_##X(Geom gx, Geom go, __global const st_##X* x, __global st_##X* out,        \
+                          ulong e, long n) {                                                       \
+    const long i = get_global_id(0);                                                               \
+    if (i < n) store_##X(out, geom_at(go, i), as_float(xm_pow(as_uint((float)load_##X(x, geom_at(gx, i))), e))); \
+  }
+POW_BITS_KERNEL(f32)
+POW_BITS_KERNEL(f16)
+POW_BITS_KERNEL(bf16)
 #endif

@@ -244,12 +244,15 @@ static inline acc_t stat_inverse(acc_t s) { return AFROM(((bits_t)(2 * S_BIAS) <
 
 #if RED_FLOAT
 // The log of a float32 accumulator is the CPU's (cpu_math.cl's log_f32_cpu,
-// float64 inside) where the device has float64, so logsumexp and
-// log_softmax's denominator give its bits; float64 and devices without it use
-// the library's log.
+// float64 inside) where the device has float64, or its port on bits
+// (xmath.cl) in the mode without, so logsumexp and log_softmax's denominator
+// give its bits; float64, and the default mode without float64, use the
+// library's log.
 static inline acc_t log_acc(acc_t a) {
 #if CONCORD_HAS_FP64 && !RED_F64
   return log_f32_cpu(a);
+#elif CONCORD_NAN_RULE && !RED_F64  /* the mode without float64: the same log on bits (xmath.cl) */
+  return XM1(log, a);
 #elif RED_F64_SHARED
   return concord_log_f64(a);
 #else

@@ -35,7 +35,21 @@
 #define XF_INF 0x7f800000u
 #define XF_SIGN 0x80000000u
 
-#ifdef __cplusplus
+// Tables: GLSL's array constructors, or braces where these headers build as
+// C++ (the tests) or OpenCL C (kernels/xmath.cl: float32 math of the mode on
+// an OpenCL device without float64), whose program-scope tables must be in
+// the constant address space.
+#if defined(__cplusplus) || defined(__OPENCL_C_VERSION__)
+#define XF_BRACES 1
+#else
+#define XF_BRACES 0
+#endif
+#ifdef __OPENCL_C_VERSION__
+#define XF_CONST constant const
+#else
+#define XF_CONST const
+#endif
+#if XF_BRACES
 #define XF_TABLE8(a, b, c, d, e, f, g, h) {a, b, c, d, e, f, g, h}
 #else
 #define XF_TABLE8(a, b, c, d, e, f, g, h) uint[8](a, b, c, d, e, f, g, h)
@@ -224,9 +238,9 @@ uint xf_from_int(int v) {
 
 // ------------------------------------------------------------------ exp
 // The CPU's exp_f32 (vec_math.h expf32 constants, as bits).
-const uint XF_EXP_T[8] = XF_TABLE8(0x3f800000u, 0x3f8b95c2u, 0x3f9837f0u, 0x3fa5fed7u, 0x3fb504f3u, 0x3fc5672au,
+XF_CONST uint XF_EXP_T[8] = XF_TABLE8(0x3f800000u, 0x3f8b95c2u, 0x3f9837f0u, 0x3fa5fed7u, 0x3fb504f3u, 0x3fc5672au,
                                    0x3fd744fdu, 0x3feac0c7u);
-const uint XF_EXP_TLO[8] = XF_TABLE8(0x0u, 0xb260aba1u, 0x33231b71u, 0xb32c9d5eu, 0x32cfe77au, 0x320aa837u,
+XF_CONST uint XF_EXP_TLO[8] = XF_TABLE8(0x0u, 0xb260aba1u, 0x33231b71u, 0xb32c9d5eu, 0x32cfe77au, 0x320aa837u,
                                      0xb2d4a58au, 0xb24116deu);
 
 uint xf_exp(uint x) {

@@ -67,10 +67,10 @@
 #define XM_COEF_LIST                                                                                       \
   XM_INV13, XM_INV12, XM_INV11, XM_INV10, XM_INV9, XM_INV8, XM_INV7, XM_INV6, XM_INV5, XM_INV4, XM_INV3, \
       XM_INV2, XM_ONE, XM_ONE, XM_A19, XM_A17, XM_A15, XM_A13, XM_A11, XM_A9, XM_A7, XM_A5, XM_A3, XM_TWO
-#ifdef __cplusplus
-const uint64_t XM_COEF[24] = {XM_COEF_LIST};
+#if XF_BRACES
+XF_CONST uint64_t XM_COEF[24] = {XM_COEF_LIST};
 #else
-const uint64_t XM_COEF[24] = uint64_t[24](XM_COEF_LIST);
+XF_CONST uint64_t XM_COEF[24] = uint64_t[24](XM_COEF_LIST);
 #endif
 #define XM_F160 0x43200000u            // float32 160 (expc::kClamp)
 #define XM_F20 0x41a00000u             // float32 20

@@ -40,10 +40,10 @@
       0x395636b2c25f2c57ul, 0x38fbe03fb2a9a10eul, 0x38a0d4adb45318caul, 0x384395bc2a44c468ul,                \
       0x37e5fd74f512d38cul, 0x3787da878c0310ddul, 0x372906d9c10fce8bul, 0x36c96c8bf0d31af7ul,                \
       0x3669086a47b449d0ul
-#ifdef __cplusplus
-const uint64_t XM_ERF_COEF[33] = {XM_ERF_LIST};
+#if XF_BRACES
+XF_CONST uint64_t XM_ERF_COEF[33] = {XM_ERF_LIST};
 #else
-const uint64_t XM_ERF_COEF[33] = uint64_t[33](XM_ERF_LIST);
+XF_CONST uint64_t XM_ERF_COEF[33] = uint64_t[33](XM_ERF_LIST);
 #endif
 
 // e^-a for 0 <= a <= 700: a = n ln2 - r, e^-a = 2^-n (1 + expm1(r)). t holds

@@ -68,14 +68,14 @@
       0x3c7a2b7f222f65e2ul, 0xbc7d5b495f6349e6ul, 0xbc5928df287a668ful, 0x3c81021137c71102ul,          \
       0x3c72419a87f2a458ul, 0x3c60028e4bc5e7caul, 0xbc78c34d25aadef6ul, 0xbc7bf76229d3b917ul,          \
       0x3c81a62633145c07ul
-#ifdef __cplusplus
-const uint64_t XP_COEF[31] = {XP_COEF_LIST};
-const uint64_t XP_ATAN_HI[17] = {XP_ATAN_HI_LIST};
-const uint64_t XP_ATAN_LO[17] = {XP_ATAN_LO_LIST};
+#if XF_BRACES
+XF_CONST uint64_t XP_COEF[31] = {XP_COEF_LIST};
+XF_CONST uint64_t XP_ATAN_HI[17] = {XP_ATAN_HI_LIST};
+XF_CONST uint64_t XP_ATAN_LO[17] = {XP_ATAN_LO_LIST};
 #else
-const uint64_t XP_COEF[31] = uint64_t[31](XP_COEF_LIST);
-const uint64_t XP_ATAN_HI[17] = uint64_t[17](XP_ATAN_HI_LIST);
-const uint64_t XP_ATAN_LO[17] = uint64_t[17](XP_ATAN_LO_LIST);
+XF_CONST uint64_t XP_COEF[31] = uint64_t[31](XP_COEF_LIST);
+XF_CONST uint64_t XP_ATAN_HI[17] = uint64_t[17](XP_ATAN_HI_LIST);
+XF_CONST uint64_t XP_ATAN_LO[17] = uint64_t[17](XP_ATAN_LO_LIST);
 #endif
 
 // Horner over XP_COEF[first .. first + n]: p = c0, then p = p * x + c_i.

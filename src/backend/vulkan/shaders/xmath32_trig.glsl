@@ -30,12 +30,12 @@
       0xbfc5555555555555ul, 0xbca6827863b97d97ul, 0x3d2ae7f3e733b81ful, 0xbda93974a8c07c9dul,            \
       0x3e21eed8eff8d898ul, 0xbe927e4fb7789f5cul, 0x3efa01a01a01a01aul, 0xbf56c16c16c16c17ul,            \
       0x3fa5555555555555ul
-#ifdef __cplusplus
-const uint XM_TWO_OVER_PI[10] = {XM_TWO_OVER_PI_LIST};
-const uint64_t XM_TRIG_COEF[17] = {XM_TRIG_LIST};
+#if XF_BRACES
+XF_CONST uint XM_TWO_OVER_PI[10] = {XM_TWO_OVER_PI_LIST};
+XF_CONST uint64_t XM_TRIG_COEF[17] = {XM_TRIG_LIST};
 #else
-const uint XM_TWO_OVER_PI[10] = uint[10](XM_TWO_OVER_PI_LIST);
-const uint64_t XM_TRIG_COEF[17] = uint64_t[17](XM_TRIG_LIST);
+XF_CONST uint XM_TWO_OVER_PI[10] = uint[10](XM_TWO_OVER_PI_LIST);
+XF_CONST uint64_t XM_TRIG_COEF[17] = uint64_t[17](XM_TRIG_LIST);
 #endif
 #define XM_PIO2_HI 0x3ff921fb54442d18ul
 #define XM_PIO2_LO 0x3c91a62633145c07ul

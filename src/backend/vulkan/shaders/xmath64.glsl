@@ -86,12 +86,12 @@
   0x3ffdfc97337b9b5ful, 0xbc91a5cd4f184b5cul, 0x3ffe502ee78b3ff6ul, 0x3c839e8980a9cc8ful, \
   0x3ffea4afa2a490daul, 0xbc9e9c23179c2893ul, 0x3ffefa1bee615a27ul, 0x3c9dc7f486a4b6b0ul, \
   0x3fff50765b6e4540ul, 0x3c99d3e12dd8a18bul, 0x3fffa7c1819e90d8ul, 0x3c874853f3a5931eul
-#ifdef __cplusplus
-const uint64_t XE_COEF[26] = {XE_COEF_LIST};
-const uint64_t XE_EXP2[128] = {XE_EXP2_LIST};
+#if XF_BRACES
+XF_CONST uint64_t XE_COEF[26] = {XE_COEF_LIST};
+XF_CONST uint64_t XE_EXP2[128] = {XE_EXP2_LIST};
 #else
-const uint64_t XE_COEF[26] = uint64_t[26](XE_COEF_LIST);
-const uint64_t XE_EXP2[128] = uint64_t[128](XE_EXP2_LIST);
+XF_CONST uint64_t XE_COEF[26] = uint64_t[26](XE_COEF_LIST);
+XF_CONST uint64_t XE_EXP2[128] = uint64_t[128](XE_EXP2_LIST);
 #endif
 
 // Horner over XE_COEF[first .. first + n]: p = c0, then p = p * x + c_i in

@@ -57,10 +57,10 @@
   0x37e5fd74f512d38cul, 0xb4883504d0b99175ul, 0x3787da878c0310ddul, 0xb40f45815e438cd6ul, \
   0x372906d9c10fce8bul, 0x33ca6babb4ea15d0ul, 0x36c96c8bf0d31af7ul, 0x3361b2758b166f8ful, \
   0x3669086a47b449d0ul, 0x32cabc671512ae30ul, 0x3607e978a031f273ul, 0xb2a648cfd0e42374ul
-#ifdef __cplusplus
-const uint64_t XE_ERF_COEF[68] = {XE_ERF_COEF_LIST};
+#if XF_BRACES
+XF_CONST uint64_t XE_ERF_COEF[68] = {XE_ERF_COEF_LIST};
 #else
-const uint64_t XE_ERF_COEF[68] = uint64_t[68](XE_ERF_COEF_LIST);
+XF_CONST uint64_t XE_ERF_COEF[68] = uint64_t[68](XE_ERF_COEF_LIST);
 #endif
 
 // (ah + al) (bh + bl) = h + l (concord_f64_erf_mul).
