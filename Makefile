@@ -23,6 +23,10 @@ export OMP_WAIT_POLICY ?= passive
 # builds concord again from source (tests/consumer, add_subdirectory, in
 # <build>-consumer at the same depth) reuses the main build's objects.
 export CCACHE_BASEDIR ?= $(CURDIR)
+# ...and ignores the locale variables: ctest's --build-and-test sets LC_ALL and
+# LC_MESSAGES (empty), which ccache otherwise hashes, so that rebuild missed
+# every object (they only change the language of compiler messages).
+export CCACHE_SLOPPINESS ?= locale
 # Compiled Vulkan shader variants, kept by content and shared by build/,
 # build-asan/ and the consumer's build (cmake/glslc_cached.cmake).
 export CONCORD_SPIRV_CACHE ?= $(CURDIR)/build-spirv-cache
