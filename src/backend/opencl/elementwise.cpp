@@ -15,8 +15,6 @@
 
 #include "backend/cpu/convert.h"
 #include "backend/opencl/opencl_backend.h"
-
-#include <bit>
 #include "core/nan_rule.h"
 
 namespace concord::detail::ocl {
