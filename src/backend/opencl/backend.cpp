@@ -204,8 +204,8 @@ cl_program OpenClBackend::program(const std::string& file, const std::string& ex
   const auto& src = embedded_sources();
   std::string text;
   // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl
-  // and cpu_math.cl, then (for the float math families) xmath.cl with its
-  // #include lines expanded here, then the family.
+  // and cpu_math.cl, then (for the float math families) xmath.cl, then the
+  // family; #include lines of the last two are expanded here.
   for (const auto& [name, body] : src)
     if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += body + "\n";
   for (const char* shared : {"common.cl", "cpu_math.cl"})
@@ -213,7 +213,7 @@ cl_program OpenClBackend::program(const std::string& file, const std::string& ex
   if (file == "elementwise.cl" || file == "pow.cl" || file == "reduce.cl") text += with_includes(src.at("xmath.cl"), src);
   auto it = src.find(file);
   if (it == src.end()) throw DeviceError("[opencl] kernel file " + file + " is not embedded in this build");
-  text += it->second;
+  text += with_includes(it->second, src);
   cl_program p = ctx_.program(file, text, opts);
   programs_.emplace(key, p);
   return p;
