@@ -170,9 +170,10 @@ void OpenClBackend::read(const Storage& src, size_t off, void* dst, size_t n) {
 bool OpenClBackend::fp64_programs() const { return concord::capabilities(device()).can_store(float64); }
 
 namespace {
-// `body` with each line #include "name" replaced by the embedded file `name`
-// (the program is one string: the compiler has no files to open).
-std::string with_includes(const std::string& body, const std::map<std::string, std::string>& src) {
+// `body` with each line #include "name" replaced by the embedded file `name`,
+// itself expanded (the program is one string: the compiler has no files to
+// open). The embedded files are few and include no cycle; depth guards it.
+std::string with_includes(const std::string& body, const std::map<std::string, std::string>& src, int depth = 0) {
   std::string out;
   size_t pos = 0;
   while (pos < body.size()) {
@@ -180,11 +181,14 @@ std::string with_includes(const std::string& body, const std::map<std::string, s
     if (end == std::string::npos) end = body.size();
     const std::string line = body.substr(pos, end - pos);
     const std::string tag = "#include \"";
-    if (line.rfind(tag, 0) == 0 && line.size() > tag.size() + 1 && line.back() == '"') {
-      const std::string name = line.substr(tag.size(), line.size() - tag.size() - 1);
+    const size_t close = line.rfind(tag, 0) == 0 ? line.find('"', tag.size()) : std::string::npos;
+    if (close != std::string::npos) {  // a comment may follow
+      const std::string name = line.substr(tag.size(), close - tag.size());
       auto it = src.find(name);
-      if (it == src.end()) throw DeviceError("[opencl] kernel include " + name + " is not embedded in this build");
-      out += it->second + "\n";
+      if (it == src.end() || depth > 4)
+        throw DeviceError("[opencl] kernel include " + name + (it == src.end() ? " is not embedded" : " nests too deep") +
+                          " in this build of concord: rebuild it from a consistent source tree");
+      out += with_includes(it->second, src, depth + 1) + "\n";
     } else {
       out += line + "\n";
     }
@@ -204,13 +208,12 @@ cl_program OpenClBackend::program(const std::string& file, const std::string& ex
   const auto& src = embedded_sources();
   std::string text;
   // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl
-  // and cpu_math.cl, then (for the float math families) xmath.cl, then the
-  // family; #include lines of the last two are expanded here.
+  // and cpu_math.cl, then the family, whose #include lines (xmath.cl for the
+  // float math families) are expanded here.
   for (const auto& [name, body] : src)
     if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += body + "\n";
   for (const char* shared : {"common.cl", "cpu_math.cl"})
     if (auto it = src.find(shared); it != src.end()) text += it->second + "\n";
-  if (file == "elementwise.cl" || file == "pow.cl" || file == "reduce.cl") text += with_includes(src.at("xmath.cl"), src);
   auto it = src.find(file);
   if (it == src.end()) throw DeviceError("[opencl] kernel file " + file + " is not embedded in this build");
   text += with_includes(it->second, src);

@@ -21,7 +21,9 @@
 #define WRAP(X, u) as_st_##X((UNSIGNED_##X)(u))
 #define UL(v) ((ulong)(long)(v))
 
-// Float helpers and the math function of each op per program variant.
+// Float math on bits for programs without float64 (xmath.cl), the float
+// helpers and the math function of each op per program variant.
+#include "xmath.cl"
 #include "elementwise_math.cl"
 
 // F: the value type; M: the type math functions are evaluated in.

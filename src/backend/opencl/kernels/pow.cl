@@ -9,6 +9,8 @@
 //   pows64c_X(gx, go, x, out, e, n)            the reproducible mode's pow (canon_pow.h, canon_pow_f64.h), with float64
 //   powsx_X(gx, go, x, out, e_bits, n)         the same without float64: xmath.cl's pow, e as its double's bits
 
+#include "xmath.cl"  // powsx_X, without float64
+
 // e = hi + lo: pow(|x|, hi) * (1 + lo * ln|x|), then the sign of x's power.
 static inline float pow_split(float x, float hi, float lo, int flags) {
   const float a = fabs(x);

@@ -23,6 +23,8 @@
 // -DCONCORD_NAN_RULE=1 (floating out and accumulator only): the reproducible
 // mode's NaN rule in the stores to out, so no second pass runs over it.
 
+#include "xmath.cl"  // log_acc in the mode without float64
+
 // common.cl's ST(X), CVT(D, S), ... paste their arguments unexpanded: these
 // spellings expand XS / OS / AS first.
 #define E_ST(X) ST(X)

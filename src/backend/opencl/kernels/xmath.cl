@@ -8,9 +8,9 @@
 //
 // The headers are GLSL written so that C++ (the tests) and OpenCL C can build
 // them too. OpenCL C lacks only GLSL's constructor-style casts, its fixed-width
-// type names and findMSB, given here. backend.cpp places this file before
-// elementwise.cl, pow.cl and reduce.cl and expands the #include lines from the
-// embedded sources.
+// type names and findMSB, given here. elementwise.cl, pow.cl and reduce.cl
+// #include this file; backend.cpp's program() expands the #include lines
+// from the embedded sources.
 //
 //   xm_<fn>(uint bits) -> uint bits        xm_pow(uint x, ulong double_bits_of_e)
 //   xm_atan2(uint y, uint x)               xd_from_f32(uint) -> ulong
