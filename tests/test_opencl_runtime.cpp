@@ -363,11 +363,15 @@ struct ChildStats {
 };
 
 // Re-executes this test binary, running only the helper below, with
-// CONCORD_CACHE_DIR=dir. A fresh process has an empty in-memory cache.
-ChildStats run_child(const fs::path& dir) {
+// CONCORD_CACHE_DIR=dir (or, with `explicit_dir` false, no CONCORD_CACHE_DIR
+// and XDG_CACHE_HOME=dir: the default place). A fresh process has an empty
+// in-memory cache.
+ChildStats run_child(const fs::path& dir, bool explicit_dir = true) {
   const std::string exe = fs::read_symlink("/proc/self/exe").string();
-  const std::string cmd = "env -u CONCORD_NO_DISK_CACHE CONCORD_TEST_CHILD=1 CONCORD_CACHE_DIR='" +
-                          dir.string() + "' '" + exe +
+  const std::string where = explicit_dir ? "CONCORD_CACHE_DIR='" + dir.string() + "'"
+                                         : "XDG_CACHE_HOME='" + dir.string() + "'";
+  const std::string cmd = std::string("env -u CONCORD_NO_DISK_CACHE ") + (explicit_dir ? "" : "-u CONCORD_CACHE_DIR ") +
+                          "CONCORD_TEST_CHILD=1 " + where + " '" + exe +
                           "' --gtest_also_run_disabled_tests"
                           " --gtest_filter=OpenCLRuntime.DISABLED_DiskCacheChild 2>&1";
   ChildStats s;
@@ -424,6 +428,26 @@ TEST(OpenCLRuntime, DiskCacheSurvivesProcesses) {
   // rewritten file by loading it rather than by its size.
   expect(run_child(dir), 0, 1, 0);
 
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+// A driver that keeps compiled programs itself (PoCL's kernel cache) gets no
+// second cache by default: reading a program's binary would make PoCL compile
+// every kernel of it. Elsewhere the default place (XDG_CACHE_HOME/concord) is used.
+TEST(OpenCLRuntime, DefaultDiskCacheOnlyWhereTheDriverKeepsNone) {
+  REQUIRE_DEVICE();
+  char tmpl[] = "/tmp/concord-ocl-xdg-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const fs::path dir = tmpl;
+  const bool driver_caches = ocl::device_info(0).driver_caches_binaries;
+  const char* pocl_cache = std::getenv("POCL_KERNEL_CACHE");
+  EXPECT_EQ(driver_caches, ocl::device_info(0).platform_name == "Portable Computing Language" &&
+                               !(pocl_cache && std::string(pocl_cache) == "0"));
+  const ChildStats s = run_child(dir, /*explicit_dir=*/false);
+  EXPECT_EQ(s.builds, 1) << s.output;
+  EXPECT_EQ(s.written, driver_caches ? 0 : 1) << s.output;
+  EXPECT_EQ(fs::exists(dir / "concord" / "opencl"), !driver_caches);
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

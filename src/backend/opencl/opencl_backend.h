@@ -79,12 +79,12 @@ class OpenClBackend final : public Backend {
 
   // The one 1-D launch of the backend's kernels: `items` work-items (rounded
   // up to whole groups; kernels test their index against n), in groups of
-  // `local` (0: the driver's choice). Asynchronous.
+  // `local` (0: the kernel's Context::default_group). Asynchronous.
   template <class... Args>
   void run(cl_kernel k, int64_t items, size_t local, const Args&... args) {
     if (items <= 0) return;
-    const size_t round = local ? local : 256;
-    const size_t global = (static_cast<size_t>(items) + round - 1) / round * round;
+    if (local == 0) local = ctx_.default_group(k);
+    const size_t global = (static_cast<size_t>(items) + local - 1) / local * local;
     ctx_.launch(k, {global, 1, 1}, {local, 1, 1}, 1, args...);
   }
 

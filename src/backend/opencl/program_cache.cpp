@@ -63,11 +63,17 @@ bool env_set(const char* name) {
 
 // Directory for cached binaries, or "" when the disk cache is off.
 // Read on every build so tests and tools may change it at run time.
-fs::path cache_dir() {
+// Where the driver caches programs itself, only an explicit
+// CONCORD_CACHE_DIR turns ours on: reading a program's binary makes PoCL
+// compile every kernel in it (233 in copy.cl; about 2 minutes of LLVM per
+// device config on a cold machine), where it otherwise compiles only the
+// kernels that run.
+fs::path cache_dir(bool driver_caches) {
   const char* off = std::getenv("CONCORD_NO_DISK_CACHE");
   if (off && *off && std::strcmp(off, "0") != 0) return {};
   fs::path base;
   if (env_set("CONCORD_CACHE_DIR")) base = std::getenv("CONCORD_CACHE_DIR");
+  else if (driver_caches) return {};
   else if (env_set("XDG_CACHE_HOME")) base = fs::path(std::getenv("XDG_CACHE_HOME")) / "concord";
   else if (env_set("HOME")) base = fs::path(std::getenv("HOME")) / ".cache" / "concord";
   else return {};
@@ -159,7 +165,7 @@ cl_program Context::build(const std::string& name, const std::string& source,
     throw_build_error(name, options, err, p);
   }
   std::string file;
-  if (fs::path dir = cache_dir(); !dir.empty()) {
+  if (fs::path dir = cache_dir(info_.driver_caches_binaries); !dir.empty()) {
     std::string stem;
     for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     file = (dir / (stem.substr(0, 48) + "-" + hex64(fnv1a64(key)) + ".clbin")).string();
@@ -277,7 +283,22 @@ cl_kernel Context::kernel(cl_program p, const char* kernel_name) {
     check(err, what.c_str(), this);
   }
   kernels_.emplace(std::move(key), k);
+  // Its default 1-D group (Backend::run): 256 items, or the largest power of
+  // two below the kernel's own limit (register-heavy kernels on a GPU).
+  size_t limit = 0;
+  if (clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, nullptr) != CL_SUCCESS ||
+      limit == 0)
+    limit = 1;
+  size_t group = kDefaultGroup;
+  while (group > limit) group /= 2;
+  kernel_group_.emplace(k, group);
   return k;
+}
+
+size_t Context::default_group(cl_kernel k) const {
+  std::lock_guard<std::mutex> lock(prog_mu_);
+  auto it = kernel_group_.find(k);
+  return it == kernel_group_.end() ? kDefaultGroup : it->second;
 }
 
 // ---------------------------------------------------------------- launch --

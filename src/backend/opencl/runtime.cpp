@@ -3,6 +3,8 @@
 #include "backend/opencl/runtime.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <utility>
 
@@ -127,6 +129,10 @@ DeviceInfo query_info(cl_platform_id p, cl_device_id d) {
     clGetPlatformInfo(p, CL_PLATFORM_NAME, size, info.platform_name.data(), nullptr);
     info.platform_name.resize(info.platform_name.find('\0') == std::string::npos
                                   ? size : info.platform_name.find('\0'));
+  }
+  if (info.platform_name == "Portable Computing Language") {
+    const char* kc = std::getenv("POCL_KERNEL_CACHE");
+    info.driver_caches_binaries = !(kc && std::strcmp(kc, "0") == 0);
   }
   std::istringstream exts(device_string_param(d, CL_DEVICE_EXTENSIONS));
   for (std::string e; exts >> e;) info.extensions.push_back(e);
@@ -277,6 +283,7 @@ void Context::shutdown() {
     std::lock_guard<std::mutex> lock(prog_mu_);
     for (auto& [key, k] : kernels_) clReleaseKernel(k);
     kernels_.clear();
+    kernel_group_.clear();
     program_names_.clear();
     programs_.clear();  // ProgramEntry's destructor releases the cl_program
   }

@@ -54,6 +54,10 @@ struct DeviceInfo {
   uint64_t global_mem = 0, max_alloc = 0;
   size_t max_work_group = 0;
   unsigned compute_units = 0;
+  // The driver keeps compiled programs between processes itself (PoCL's
+  // kernel cache, unless POCL_KERNEL_CACHE=0): concord's own disk cache is
+  // then used only where CONCORD_CACHE_DIR asks for it (program_cache.cpp).
+  bool driver_caches_binaries = false;
   bool has_extension(std::string_view ext) const;
 };
 
@@ -140,6 +144,13 @@ class Context {
                      const std::string& extra_options = "");
   // Kernel `kernel_name` of `p`, cached per (program, name); owned by the context.
   cl_kernel kernel(cl_program p, const char* kernel_name);
+  // A fixed group size for 1-D launches of `k`: kDefaultGroup, or the largest
+  // power of two below the kernel's CL_KERNEL_WORK_GROUP_SIZE. Fixed rather
+  // than the driver's choice: PoCL picks a divisor of each global size and
+  // compiles the kernel again for every new one (a second or more of LLVM per
+  // tensor size), and 256 also ran elementwise ops 1.0-1.5x faster there.
+  static constexpr size_t kDefaultGroup = 256;
+  size_t default_group(cl_kernel k) const;
   // The options program() uses for `extra_options` on this device.
   std::string build_options(const std::string& extra_options) const;
 
@@ -232,6 +243,7 @@ class Context {
   mutable std::mutex prog_mu_;  // guards programs_ and kernels_ maps
   std::unordered_map<std::string, std::shared_ptr<ProgramEntry>> programs_;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
+  std::unordered_map<cl_kernel, size_t> kernel_group_;  // default_group()
   std::unordered_map<cl_program, std::string> program_names_;  // for error messages
 
   mutable std::mutex pool_mu_;
