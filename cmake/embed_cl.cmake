@@ -1,8 +1,8 @@
 # Writes OUT: a C++ file defining concord::detail::ocl::embedded_sources(),
 # a map from file name to text, for every kernels/*.cl and common/*.h under SRC_DIR,
-# and the Vulkan shaders' xf*.glsl and xmath32*.glsl (included by kernels/xmath.cl).
+# and the Vulkan shaders' xf*.glsl and xmath*.glsl (included by kernels/xmath.cl).
 file(GLOB files ${SRC_DIR}/backend/opencl/kernels/*.cl ${SRC_DIR}/backend/common/*.h
-     ${SRC_DIR}/backend/vulkan/shaders/xf*.glsl ${SRC_DIR}/backend/vulkan/shaders/xmath32*.glsl)
+     ${SRC_DIR}/backend/vulkan/shaders/xf*.glsl ${SRC_DIR}/backend/vulkan/shaders/xmath*.glsl)
 list(SORT files)
 set(body "")
 foreach(f ${files})

@@ -136,14 +136,23 @@ TEST_F(OpenClBackendTest, NoFp64ProfileDowncastsWithOneWarning) {
   ob().binary(OpId::mul, d, d2, out);
   const auto sq = out.to_vector<float>();
   for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(sq[i], got[i] * got[i]) << i;
-  // Floating arange computes in float64 on the device: not claimed without it;
-  // integer arange is exact int64 arithmetic and stays native.
-  EXPECT_FALSE(capabilities(ocl0()).has_kernel(OpId::arange, float32));
+  // Floating arange computes in float64 on the doubles' bits without it
+  // (iota_xd.cl), float64 itself is gone; integer arange is exact int64
+  // arithmetic. All native, with the CPU's bits.
+  EXPECT_TRUE(capabilities(ocl0()).has_kernel(OpId::arange, float32));
+  EXPECT_TRUE(capabilities(ocl0()).has_kernel(OpId::arange, bfloat16));
+  EXPECT_FALSE(capabilities(ocl0()).has_kernel(OpId::arange, float64));
   EXPECT_TRUE(capabilities(ocl0()).has_kernel(OpId::arange, int32));
   Tensor r = empty({100}, int32, ocl0()), rc = empty({100}, int32);
   ob().iota_int(r, -7, 3);
   cb().iota_int(rc, -7, 3);
   EXPECT_EQ(raw_bytes(r), raw_bytes(rc));
+  for (Dtype t : {float32, float16, bfloat16}) {
+    Tensor f = empty({100}, t, ocl0()), fc = empty({100}, t);
+    ob().iota(f, -7.3, 0.1);
+    cb().iota(fc, -7.3, 0.1);
+    EXPECT_EQ(raw_bytes(f), raw_bytes(fc)) << name(t);
+  }
   Tensor hh = tensor(std::vector<float>{1.5f, -2.25f}).to(ocl0()).to(bfloat16);
   EXPECT_EQ(hh.to_vector<float>(), (std::vector<float>{1.5f, -2.25f}));
 }

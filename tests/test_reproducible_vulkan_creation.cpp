@@ -2,7 +2,8 @@
 // on every device: the CPU's bits. On Vulkan, arange and linspace run
 // iota.comp's XD variant (start + i * step on the doubles' bits, xf64.glsl)
 // and cat/stack/flip are copies, so vulkan:0 claims them whatever its float
-// controls promise (and the halves and float32 without float64 too); the test checks they ran natively there, including
+// controls promise (and the halves and float32 without float64 too; OpenCL
+// without float64 runs iota_xd.cl, the same header); the test checks they ran natively there, including
 // float64 subnormal starts and steps, which a device flushing float64
 // subnormals would turn into zeros.
 #include <gtest/gtest.h>
@@ -25,9 +26,10 @@ using concord::test::first_difference;
 class ReproducibleVulkanCreation : public concord::test::DeviceTest {
  protected:
   bool on_vulkan() const { return device().kind() == DeviceKind("vulkan"); }
-  // On Vulkan: `op` ran on the device in dtype t since reset_report(), with no fallback.
+  bool on_opencl() const { return device().kind() == DeviceKind("opencl"); }
+  // On Vulkan and OpenCL: `op` ran on the device in dtype t since reset_report(), with no fallback.
   void expect_native(const char* op, Dtype t, const std::string& what) const {
-    if (on_vulkan()) concord::test::expect_ran_on_device(op, device(), t, what, false);
+    if (on_vulkan() || on_opencl()) concord::test::expect_ran_on_device(op, device(), t, what, false);
   }
 };
 
@@ -49,9 +51,8 @@ TEST_P(ReproducibleVulkanCreation, ArangeAndLinspaceSameBitsAsTheCpu) {
         {1 + 0x1p-11 + 0x1p-40, 1.1, 0x1p-9}, {-1 - 0x1p-8 - 0x1p-40, -1.1, -0x1p-6}};
     for (Dtype t : {float16, bfloat16, float32, float64}) {
       if (!concord::test::can_store(GetParam(), t)) continue;
-      // Vulkan runs the halves and float32 on bits without float64; OpenCL
-      // needs float64 (a no-fp64 profile takes them to the CPU, counted).
-      const bool native = on_vulkan() || concord::test::can_store(GetParam(), float64);
+      // Vulkan and OpenCL run the halves and float32 on bits without float64
+      // (iota.comp's XD_NARROW variants, iota_xd.cl), so natively in every config.
       for (const Range& r : ranges) {
         const std::string what = std::string(name(t)) + " arange(" + std::to_string(r.start) + ", " +
                                  std::to_string(r.end) + ", " + std::to_string(r.step) + ")";
@@ -59,13 +60,13 @@ TEST_P(ReproducibleVulkanCreation, ArangeAndLinspaceSameBitsAsTheCpu) {
         reset_report();
         const Tensor got = arange(r.start, r.end, r.step, t, device());
         EXPECT_EQ(first_difference(got, want), "") << what << " on " << device().str();
-        if (native) expect_native("arange", t, what);
+        expect_native("arange", t, what);
         for (int64_t steps : {1, 2, 7, 33}) {
           const Tensor lw = linspace(r.start, r.end, steps, t, kCPU);
           reset_report();
           const Tensor lg = linspace(r.start, r.end, steps, t, device());
           EXPECT_EQ(first_difference(lg, lw), "") << what << " linspace steps " << steps;
-          if (native) expect_native("linspace", t, what);
+          expect_native("linspace", t, what);
         }
       }
     }

@@ -83,6 +83,7 @@ std::string nan_blind_difference(const Tensor& a, const Tensor& b) {
 class ReproducibleVulkanNorms : public concord::test::DeviceTest {
  protected:
   bool is_vulkan() const { return device().str().rfind("vulkan", 0) == 0; }
+  bool is_opencl() const { return device().str().rfind("opencl", 0) == 0; }
   bool claims(Dtype t, OpId op = OpId::det) const {
     return capabilities(device()).has_reproducible_kernel(op, t);
   }
@@ -145,10 +146,11 @@ std::vector<std::vector<double>> diagonals(Dtype t) {
           {0.0, inf, 2.0}, {-0.0, 5.0, 1.0}, {std::nan(""), 1.0, 1.0}};
 }
 
-// The claim: on a Vulkan device det and slogdet for every floating dtype it
-// stores, whatever its float controls.
-TEST_P(ReproducibleVulkanNorms, VulkanClaimsDet) {
-  if (!is_vulkan()) GTEST_SKIP() << "the claim is Vulkan's";
+// The claim: on a Vulkan or OpenCL device det and slogdet for every floating
+// dtype it stores, whatever its float controls, with or without float64
+// (norms.comp, norms.cl / norms_xd.cl).
+TEST_P(ReproducibleVulkanNorms, VulkanAndOpenClClaimDet) {
+  if (!is_vulkan() && !is_opencl()) GTEST_SKIP() << "the claim is Vulkan's and OpenCL's";
   for (OpId op : {OpId::det, OpId::slogdet})
     for (Dtype t : {float32, float16, bfloat16, float64})
       if (stores(t)) {
@@ -228,8 +230,8 @@ TEST_P(ReproducibleVulkanNorms, DetOfHalves) {
 }
 
 // The claim: vector_norm and matrix_norm for every floating dtype stored.
-TEST_P(ReproducibleVulkanNorms, VulkanClaimsNorms) {
-  if (!is_vulkan()) GTEST_SKIP() << "the claim is Vulkan's";
+TEST_P(ReproducibleVulkanNorms, VulkanAndOpenClClaimNorms) {
+  if (!is_vulkan() && !is_opencl()) GTEST_SKIP() << "the claim is Vulkan's and OpenCL's";
   for (OpId op : {OpId::vector_norm, OpId::matrix_norm})
     for (Dtype t : {float32, float64, float16, bfloat16})
       if (stores(t)) EXPECT_TRUE(claims(t, op)) << op_name(op) << " " << name(t);

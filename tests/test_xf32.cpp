@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/cpu/convert.h"
 #include "backend/cpu/vec_math.h"
 #include "concord/half.h"
 
@@ -229,6 +230,10 @@ TEST(Xf64, ArithmeticMatchesTheFloatUnit) {
     ps.push_back({a, (i & 3) == 0 ? ((a + g() % 65536ul) ^ ((g() & 1ul) << 63)) : random_double(g)});
   }
   int bad = 0;
+  // A half's bits, every NaN as the canonical one.
+  auto half_expect = [](auto h, uint a_nan) -> uint {
+    return std::isnan(static_cast<float>(h)) ? a_nan : std::bit_cast<uint16_t>(h);
+  };
   auto check = [&](const char* name, u64 got, double want, u64 a, u64 b) {
     if (got != dexpect(want) && ++bad <= 8)
       ADD_FAILURE() << name << "(" << std::hex << a << ", " << b << ") = " << got << ", the CPU gives " << dexpect(want);
@@ -244,6 +249,12 @@ TEST(Xf64, ArithmeticMatchesTheFloatUnit) {
     bad += xf32_glsl::xd_le(a, b) != (x <= y);
     bad += xf32_glsl::xd_eq(a, b) != (x == y);
     bad += xf32_glsl::xd_to_f32(a) != expect(static_cast<float>(x));
+    // Round to odd, then to the halves: convert.h's one rounding of a double.
+    bad += xf32_glsl::xd_to_f32_odd(a) != expect(concord::detail::cpu::round_to_odd_f32(x));
+    bad += xf32_glsl::xf_to_f16(xf32_glsl::xd_to_f32_odd(a)) !=
+           half_expect(concord::detail::cpu::convert<concord::float16_t>(x), 0x7e00);
+    bad += xf32_glsl::xf_to_bf16(xf32_glsl::xd_to_f32_odd(a)) !=
+           half_expect(concord::detail::cpu::convert<concord::bfloat16_t>(x), 0x7fc0);
   }
   for (uint a : specials()) bad += xf32_glsl::xd_from_f32(a) != dexpect(static_cast<double>(flt(a)));
   for (int i = 0; i < 200000; ++i) {

@@ -26,20 +26,13 @@ Capabilities capabilities(int index) {
   // (linalg.cpp; halves run in float32 working copies, float64 only with
   // cl_khr_fp64).
   for (int i = 0; i < kNumOps; ++i) c.native[i] = op_def(static_cast<OpId>(i)).dtypes & c.storable;
-  // det, slogdet and the norms run the CPU's float64 loops (norms.cpp): only
-  // with float64, and a no-fp64 profile takes them back (the CPU fallback).
-  // Their host-only variants (general p, the SVD orders) fall back per call.
-  for (OpId op : {OpId::det, OpId::slogdet, OpId::vector_norm, OpId::matrix_norm}) {
-    if (!info.fp64) c.native[static_cast<int>(op)] = DtypeSet{};
-    c.needs_fp64[static_cast<int>(op)] = kFloatingDtypes;
-  }
+  // det, slogdet and the norms run the CPU's float64 loops (norms.cpp), in
+  // hardware double or, without it, on the doubles' bits (norms_xd.cl): no
+  // float64 needed. Their host-only variants (general p, the SVD orders) fall
+  // back per call.
   // Floating arange and linspace compute start + i * step in double and
-  // round once (the CPU's values): only with float64, and a no-fp64 profile
-  // removes them. Integer arange is exact int64 arithmetic (iota_int).
-  for (OpId op : {OpId::arange, OpId::linspace}) {
-    if (!info.fp64) c.native[static_cast<int>(op)] = c.native[static_cast<int>(op)] - kFloatingDtypes;
-    c.needs_fp64[static_cast<int>(op)] = kFloatingDtypes;
-  }
+  // round once (the CPU's values): in hardware double, or without it on the
+  // doubles' bits (iota_xd.cl). Integer arange is exact int64 arithmetic.
   // randn's Box-Muller uses division and sqrt: bit-equality with the CPU needs
   // correctly rounded float32 divide/sqrt, else those dtypes run on the CPU.
   if (!info.fp32_correctly_rounded_divide_sqrt)

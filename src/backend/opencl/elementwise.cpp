@@ -135,11 +135,21 @@ void OpenClBackend::canonicalize_nan(const Tensor& t) {
   }
 }
 
-// start + i * step in double, rounded once (the CPU's values): OpenCL claims
-// arange/linspace only with float64 (capabilities), so the kernel always exists.
+// start + i * step in double, rounded once (the CPU's values): in hardware
+// double (copy.cl), or on the doubles' bits without float64 (iota_xd.cl: the
+// floating dtypes, the only ones sent here; float64 needs float64 programs).
 void OpenClBackend::iota(const Tensor& dst, double start, double step) {
   const int64_t n = dst.numel();
   if (n == 0) return;
+  if (!fp64_programs()) {
+    const Dtype t = dst.dtype();
+    if (t != float32 && !is_half(t))
+      throw NotImplementedError("[arange/linspace] the opencl kernel without float64 fills float32, float16 or bfloat16, got " +
+                                std::string(name(t)) + "; run it on cpu");
+    run(kernel("iota_xd.cl", (std::string("iota_xd_") + suffix(t)).c_str()), n, 0, buffer(dst),
+        static_cast<int64_t>(dst.offset()), std::bit_cast<uint64_t>(start), std::bit_cast<uint64_t>(step), n);
+    return;
+  }
   run(copy_kernel(*this, std::string("iota_") + suffix(dst.dtype())), n, 0, buffer(dst),
       static_cast<int64_t>(dst.offset()), start, step, n);
 }

@@ -14,6 +14,7 @@
 //
 //   xm_<fn>(uint bits) -> uint bits        xm_pow(uint x, ulong double_bits_of_e)
 //   xm_atan2(uint y, uint x)               xd_from_f32(uint) -> ulong
+//   with XMATH_LOG64 defined first: xe_log(ulong) -> ulong (float64 log)
 #if !CONCORD_HAS_FP64
 typedef ulong uint64_t;
 typedef long int64_t;
@@ -36,6 +37,12 @@ typedef struct XmTrigArg XmTrigArg;
 #include "xmath32_erf.glsl"
 #include "xmath32_pow.glsl"
 #include "xmath32_trig.glsl"
+#if XMATH_LOG64
+// The float64 log on bits (norms.cl's slogdet defines XMATH_LOG64).
+typedef struct XePair XePair;
+#include "xmath64.glsl"
+#include "xmath64_log.glsl"
+#endif
 #undef uint
 #undef int
 #undef uint64_t

@@ -54,17 +54,9 @@ void main() {
   STORE(DST)(a.dst, a.off + i, CVT(DST, i64)(v));
 #elif defined(XD_NARROW)
   const uint64_t v = xd_add(a.start, xd_mul(xd_from_int64(i), a.step));
-  uint r = xd_to_f32(v);
-#if XD_NARROW == 2
   // float64 -> half rounds once (backend/cpu/convert.h): round to odd to
-  // float32 first (truncate, then set the last bit when inexact), so the
-  // rounding to the half is the only one.
-  const uint64_t back = xd_from_f32(r);
-  if (!xd_isnan(v) && back != v) {
-    if ((back & XD_ABS) > (v & XD_ABS)) r -= 1u;
-    r |= 1u;
-  }
-#endif
+  // float32 first, so the store's rounding to the half is the only one.
+  const uint r = XD_NARROW == 2 ? xd_to_f32_odd(v) : xd_to_f32(v);
   STORE(DST)(a.dst, a.off + i, uintBitsToFloat(r));
 #elif defined(XD)
   const uint64_t v = xd_add(a.start, xd_mul(xd_from_int64(i), a.step));

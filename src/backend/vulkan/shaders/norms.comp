@@ -190,22 +190,12 @@ void slogdet_step(Args g, int64_t b) {
 }
 #endif
 
-// float64 -> float32 rounded to odd (convert.h's round_to_odd_f32): truncated
-// toward zero, the last bit set when inexact, so one more rounding to a half
-// is the correct one.
-uint to_f32_odd(uint64_t a) {
-  const uint r = xd_to_f32(a);
-  if (xd_isnan(a) || xd_from_f32(r) == a) return r;
-  const uint t = xd_lt(xd_abs(a), xd_abs(xd_from_f32(r))) ? r - 1u : r;  // magnitude down one step
-  return t | 1u;
-}
-
 // Element i of an output of the variant's dtype, rounded once from v.
 void store_t(uint64_t base, int64_t i, uint64_t v) {
 #if T_HALF == 1
-  st16(base, i, xf_to_f16(to_f32_odd(v)));
+  st16(base, i, xf_to_f16(xd_to_f32_odd(v)));
 #elif T_HALF == 2
-  st16(base, i, xf_to_bf16(to_f32_odd(v)));
+  st16(base, i, xf_to_bf16(xd_to_f32_odd(v)));
 #elif T_IS_F64
   RefD(base + uint64_t(i) * 8ul).v = xd_isnan(v) ? XD_NAN : v;
 #else

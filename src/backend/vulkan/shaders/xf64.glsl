@@ -14,6 +14,7 @@
 //   xd_fma(a, b, c)       a * b + c rounded once (128-bit intermediate)
 //   xd_neg / xd_abs, xd_isnan / xd_isinf / xd_iszero, xd_eq / xd_lt / xd_le
 //   xd_from_f32(bits32)   exact widening; xd_to_f32(a) nearest even
+//   xd_to_f32_odd(a)      round to odd, for a second rounding to a half
 //   xd_from_int64(v)      int64 -> float64, nearest even
 //   xd_int64_neg(v)       v < 0, right for an int widened to int64 too
 //
@@ -286,6 +287,18 @@ uint xd_to_f32(uint64_t a) {
   if (xd_iszero(a)) return s;
   const XfNum x = xd_unpack62(a);  // exact 53 bits: no sticky bit to mind
   return xf_round(s != 0u, x.m, x.e);
+}
+
+// float64 -> float32 rounded to odd (backend/cpu/convert.h's
+// round_to_odd_f32): toward zero, the last bit set when inexact, so that one
+// more rounding, to float16 or bfloat16, is the single correct rounding of
+// the double (a NaN gives XF_NAN).
+uint xd_to_f32_odd(uint64_t a) {
+  uint r = xd_to_f32(a);
+  const uint64_t back = xd_from_f32(r);
+  if (xd_isnan(a) || back == a) return r;
+  if ((back & XD_ABS) > (a & XD_ABS)) r -= 1u;  // rounded up in magnitude: one step down
+  return r | 1u;
 }
 
 #endif
