@@ -50,7 +50,7 @@ Tensor dense_like(OpenClBackend& be, const Tensor& like) {
                 contiguous_strides(s), 0, like.dtype());
 }
 
-// norms.cpp's ord codes for norms_xd.cl: 0, 1, 2, 3 (inf), 4 (-inf).
+// The ord codes of norms_xd.cl: 0, 1, 2, 3 (inf), 4 (-inf).
 int ord_code(double ord) { return std::isinf(ord) ? (ord > 0 ? 3 : 4) : static_cast<int>(ord); }
 
 }  // namespace

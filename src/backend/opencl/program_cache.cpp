@@ -283,7 +283,7 @@ cl_kernel Context::kernel(cl_program p, const char* kernel_name) {
     check(err, what.c_str(), this);
   }
   kernels_.emplace(std::move(key), k);
-  // Its default 1-D group (Backend::run): 256 items, or the largest power of
+  // Its default 1-D group (OpenClBackend::run): 256 items, or the largest power of
   // two below the kernel's own limit (register-heavy kernels on a GPU).
   size_t limit = 0;
   if (clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, nullptr) != CL_SUCCESS ||

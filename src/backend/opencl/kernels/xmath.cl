@@ -38,7 +38,7 @@ typedef struct XmTrigArg XmTrigArg;
 #include "xmath32_pow.glsl"
 #include "xmath32_trig.glsl"
 #if XMATH_LOG64
-// The float64 log on bits (norms.cl's slogdet defines XMATH_LOG64).
+// The float64 log on bits (norms_xd.cl, for slogdet, defines XMATH_LOG64).
 typedef struct XePair XePair;
 #include "xmath64.glsl"
 #include "xmath64_log.glsl"
