@@ -145,7 +145,8 @@ void OpenClBackend::iota(const Tensor& dst, double start, double step) {
     const Dtype t = dst.dtype();
     if (t != float32 && !is_half(t))
       throw NotImplementedError("[arange/linspace] the opencl kernel without float64 fills float32, float16 or bfloat16, got " +
-                                std::string(name(t)) + "; run it on cpu");
+                                std::string(name(t)) + " " + shape_str(dst.shape()) + " on " + device().str() +
+                                "; run it on cpu");
     run(kernel("iota_xd.cl", (std::string("iota_xd_") + suffix(t)).c_str()), n, 0, buffer(dst),
         static_cast<int64_t>(dst.offset()), std::bit_cast<uint64_t>(start), std::bit_cast<uint64_t>(step), n);
     return;

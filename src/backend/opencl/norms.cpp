@@ -36,10 +36,12 @@ std::string type_opts(Dtype t) {
 }
 
 // norms_xd.cl's output variant: results rounded once to `t`.
-std::string out_opts(Dtype t) {
+std::string out_opts(const OpenClBackend& be, const Tensor& out) {
+  const Dtype t = out.dtype();
   if (t != float32 && !is_half(t))
     throw NotImplementedError("[linalg] the opencl norm kernels without float64 write float32, float16 or bfloat16, "
-                              "got " + std::string(name(t)) + "; run it on cpu");
+                              "got an output of " + std::string(name(t)) + " " + shape_str(out.shape()) + " on " +
+                              be.device().str() + "; run it on cpu");
   return std::string("-DOUT_HALF=") + (t == float16 ? "1" : t == bfloat16 ? "2" : "0");
 }
 
@@ -60,7 +62,7 @@ void OpenClBackend::lu_det(const Tensor& lu, const Tensor& pivots, const Tensor&
   if (count == 0) return;
   if (!fp64_programs()) {
     Tensor o = dense_like(*this, det);
-    run(kernel("norms_xd.cl", "lu_det", out_opts(det.dtype())), count, 0, buffer(lu), int64_t{lu.offset()},
+    run(kernel("norms_xd.cl", "lu_det", out_opts(*this, det)), count, 0, buffer(lu), int64_t{lu.offset()},
         buffer(pivots), int64_t{pivots.offset()}, buffer(o), count, n);
     copy(o, det);
     return;
@@ -78,8 +80,8 @@ void OpenClBackend::lu_slogdet(const Tensor& lu, const Tensor& pivots, const Ten
     if (logabsdet.dtype() != sign.dtype())
       throw NotImplementedError("[linalg.slogdet] the opencl kernel writes sign and logabsdet in one dtype, got " +
                                 std::string(name(sign.dtype())) + " and " + std::string(name(logabsdet.dtype())) +
-                                "; run it on cpu");
-    const std::string opts = out_opts(sign.dtype());
+                                " on " + device().str() + "; run it on cpu");
+    const std::string opts = out_opts(*this, sign);
     Tensor so = dense_like(*this, sign), lo = dense_like(*this, logabsdet);
     run(kernel("norms_xd.cl", "lu_slogdet", opts), count, 0, buffer(lu), int64_t{lu.offset()}, buffer(pivots),
         int64_t{pivots.offset()}, buffer(so), buffer(lo), count, n);
@@ -105,7 +107,7 @@ void OpenClBackend::vector_norm_rows(const Tensor& x0, double ord, const Tensor&
   const Tensor x = readable(*this, x0);
   if (!fp64_programs()) {
     Tensor o = dense_like(*this, out);
-    run(kernel("norms_xd.cl", "vector_norm_rows", out_opts(out.dtype())), rows, 0, buffer(x), int64_t{x.offset()},
+    run(kernel("norms_xd.cl", "vector_norm_rows", out_opts(*this, out)), rows, 0, buffer(x), int64_t{x.offset()},
         buffer(o), rows, cols, int32_t{ord_code(ord)});
     copy(o, out);
     return;
@@ -122,7 +124,7 @@ void OpenClBackend::matrix_abs_sum_norm(const Tensor& x0, double ord, const Tens
   const Tensor x = readable(*this, x0);
   if (!fp64_programs()) {
     Tensor o = dense_like(*this, out);
-    run(kernel("norms_xd.cl", "matrix_abs_sum_norm", out_opts(out.dtype())), batch, 0, buffer(x),
+    run(kernel("norms_xd.cl", "matrix_abs_sum_norm", out_opts(*this, out)), batch, 0, buffer(x),
         int64_t{x.offset()}, buffer(o), batch, r, c, int32_t{std::fabs(ord) == 1.0}, int32_t{ord > 0.0});
     copy(o, out);
     return;
