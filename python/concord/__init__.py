@@ -107,12 +107,20 @@ def tensor(data, dtype=None, device=None):
         t = data.clone()
     else:
         arr = _np.asarray(data)
-        if not isinstance(data, _np.ndarray) and arr.dtype == _np.float64 and not hasattr(data, "dtype"):
-            arr = arr.astype(_np.float32)  # Python floats: PyTorch's default dtype
+        if (dtype is None and not isinstance(data, _np.ndarray) and arr.dtype == _np.float64
+                and not hasattr(data, "dtype")):
+            # Python floats without a dtype: PyTorch's default dtype. With a dtype they stay float64
+            # until the one conversion below, so that float64 keeps 16777217.0 and 1e-300 and the
+            # narrower dtypes round once (float64 -> float16 through float32 would round twice).
+            arr = arr.astype(_np.float32)
         _bad_numpy_dtype(arr, "tensor")
         t = _concord._copy_array(arr if arr.flags.c_contiguous else arr.copy(order="C"))
-    if device is not None or dtype is not None:
-        t = t.to(device, dtype) if device is not None else t.to(dtype)
+    # The dtype first, on the CPU: the move then carries the final dtype (a device without
+    # float64 never sees the float64 staging copy of Python floats).
+    if dtype is not None:
+        t = t.to(dtype)
+    if device is not None:
+        t = t.to(device)
     return t
 
 

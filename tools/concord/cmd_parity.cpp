@@ -23,37 +23,6 @@ using testing::Verdict;
 
 namespace {
 
-struct Config {
-  std::string label;
-  Device device;
-  std::optional<std::string> profile;
-};
-
-
-std::vector<Config> configs(const ParityOptions& o) {
-  std::vector<Config> all;
-  for (auto& c : testing::device_configs()) all.push_back({c.label, c.device, c.profile});
-  for (const auto& p : o.profiles) {  // "emu:0=no-fp64,no-op:solve"
-    const size_t eq = p.find('=');
-    if (eq == std::string::npos)
-      throw ValueError("[parity] --profile '" + p + "' needs DEVICE=PROFILE, e.g. emu:0=no-op:solve");
-    parse_profile(p.substr(eq + 1));  // validate now
-    all.push_back({p, Device(p.substr(0, eq)), p.substr(eq + 1)});
-  }
-  if (o.devices.empty()) return all;
-  std::vector<Config> out;
-  // By label: "vulkan:0" is the device under its own profile,
-  // "vulkan:0=no-fp64" the contrasting configuration.
-  std::vector<std::string> labels;
-  for (const auto& c : all) labels.push_back(c.label);
-  for (const auto& want : split_list(o.devices)) {
-    const auto it = std::find_if(all.begin(), all.end(), [&](const Config& c) { return c.label == want; });
-    if (it == all.end()) throw ValueError("[parity] --devices: " + unknown_choice("configuration", want, labels));
-    out.push_back(*it);
-  }
-  return out;
-}
-
 // Composites computed two ways on the same device: prints the findings and
 // returns 1 if a pair that must agree bitwise does not.
 int compare_paths(const std::vector<Device>& devices, uint64_t seed) {
@@ -104,7 +73,32 @@ char letter(const testing::ParityResult& r, bool bits) {
 
 }  // namespace
 
+std::vector<ParityConfig> parity_configs(const ParityOptions& o) {
+  std::vector<ParityConfig> all;
+  for (auto& c : testing::device_configs()) all.push_back({c.label, c.device, c.profile});
+  for (const auto& p : o.profiles) {  // "emu:0=no-fp64,no-op:solve"
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos)
+      throw ValueError("[parity] --profile '" + p + "' needs DEVICE=PROFILE, e.g. emu:0=no-op:solve");
+    parse_profile(p.substr(eq + 1));  // validate now
+    all.push_back({p, Device(p.substr(0, eq)), p.substr(eq + 1)});
+  }
+  if (o.devices.empty()) return all;
+  std::vector<ParityConfig> out;
+  // By label: "vulkan:0" is the device under its own profile,
+  // "vulkan:0=no-fp64" the contrasting configuration.
+  std::vector<std::string> labels;
+  for (const auto& c : all) labels.push_back(c.label);
+  for (const auto& want : split_list(o.devices)) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const ParityConfig& c) { return c.label == want; });
+    if (it == all.end()) throw ValueError("[parity] --devices: " + unknown_choice("configuration", want, labels));
+    out.push_back(*it);
+  }
+  return out;
+}
+
 int cmd_parity(const ParityOptions& o) {
+  if (o.exhaustive) return cmd_worst_case(o);
   auto cases = testing::parity_cases(o.quick);
   std::vector<std::string> ops = split_list(o.ops);
   {
@@ -121,7 +115,7 @@ int cmd_parity(const ParityOptions& o) {
   if (!ops.empty())
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const ParityCase& c) {
                   return std::find(ops.begin(), ops.end(), std::string(c.op_name())) == ops.end(); }), cases.end());
-  const auto cfgs = configs(o);
+  const auto cfgs = parity_configs(o);
   const bool tty = isatty(2);
   // --reproducible: the judge then also demands the CPU's bits in the same dtype.
   const ReproducibleGuard mode(o.reproducible || reproducible());
@@ -138,7 +132,7 @@ int cmd_parity(const ParityOptions& o) {
     const std::string row = std::string(c.op_name()) + " | " + c.variant;
     if (!cells.count(row)) { rows.push_back(row); cells[row] = std::vector<std::string>(cfgs.size(), std::string(kNumDtypes, '.')); }
     for (size_t ci = 0; ci < cfgs.size(); ++ci) {
-      const Config& cfg = cfgs[ci];
+      const ParityConfig& cfg = cfgs[ci];
       std::unique_ptr<ProfileGuard> guard;
       if (cfg.profile) guard = std::make_unique<ProfileGuard>(cfg.device, *cfg.profile);
       for (Dtype t : kAllDtypes) {

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "concord/device.h"
 
 namespace concord::cli {
 
@@ -20,12 +23,24 @@ struct BenchOptions {
 };
 struct ParityOptions {
   bool quick = false, compare_paths = false, reproducible = false, bits = false;
+  bool exhaustive = false;             // --exhaustive: the worst-case search (cmd_worst_case.cpp)
+  int64_t count = int64_t{1} << 20;    // --count: its inputs per op and dtype
   std::string ops, dtypes, devices, json, markdown, inject;
   std::vector<std::string> profiles;
   uint64_t seed = 1234;
 };
+// The device configs a parity run covers: every device with its own profile,
+// the contrasting profiles, --profile additions, filtered by --devices.
+struct ParityConfig {
+  std::string label;
+  Device device;
+  std::optional<std::string> profile;
+};
+std::vector<ParityConfig> parity_configs(const ParityOptions& o);
+
 int cmd_devices();
 int cmd_parity(const ParityOptions& o);
+int cmd_worst_case(const ParityOptions& o);  // parity --exhaustive
 int cmd_bench(const BenchOptions& o);
 int cmd_ops(const OpsOptions& o);
 

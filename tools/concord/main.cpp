@@ -58,6 +58,11 @@ int main(int argc, char** argv) {
                        "In the reproducible mode: every result must have the CPU's bits (same dtype)");
   parity_cmd->add_flag("--bits", parity.bits,
                        "Also mark (=) and count the passes that have the CPU's bits in the same dtype");
+  parity_cmd->add_flag("--exhaustive", parity.exhaustive,
+                       "The worst-case search instead: every elementwise op with a ULP bound on --count inputs over "
+                       "every exponent plus the hard cases; prints each op x device x dtype's worst error / bound");
+  parity_cmd->add_option("--count", parity.count, "Inputs per op and dtype of --exhaustive (default 1048576)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 26));
   parity_cmd->add_option("--inject-failure", parity.inject, "Perturb OP's device results (checks that failures fail)")
       ->group("");
 

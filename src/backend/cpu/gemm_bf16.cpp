@@ -244,6 +244,28 @@ uint32_t* scratch(int slot, size_t words) {
 
 }  // namespace
 
+int bf16_min_exponent(Bf16Mat m, int64_t R, int64_t C) {
+  // A zero has exponent field 0 too: give it 255 so that min() skips it.
+  auto field = [](uint16_t x) { return (x & 0x7fff) == 0 ? 255 : (x >> 7) & 0xff; };
+  int lo = 255;
+  if (m.cs == 1) {  // rows contiguous (or a vector): a loop the compiler vectorizes
+    for (int64_t i = 0; i < R && lo > 0; ++i) {
+      const uint16_t* row = m.p + i * m.rs;
+      int r = 255;
+      for (int64_t j = 0; j < C; ++j) r = std::min(r, field(row[j]));
+      lo = std::min(lo, r);
+    }
+    return lo;
+  }
+  for (int64_t j = 0; j < C && lo > 0; ++j) {  // columns contiguous (a transposed view) or any strides
+    const uint16_t* col = m.p + j * m.cs;
+    int r = 255;
+    for (int64_t i = 0; i < R; ++i) r = std::min(r, field(col[i * m.rs]));
+    lo = std::min(lo, r);
+  }
+  return lo;
+}
+
 bool gemm_bf16_available() {
   static const bool ok = cpu_features().avx512_bf16 && cpu_isa() == CpuIsa::avx512;
   return ok;

@@ -16,6 +16,9 @@
 //     in one thread per output element: the same bits for any thread count.
 //   - The instruction treats subnormal inputs and subnormal partial sums as
 //     zero (|x| < 2^-126); everything else is IEEE float32 with round to nearest even.
+//     gemm_bf16_exact() says when that cannot happen: callers take another
+//     path otherwise (a subnormal input, or a product that could fall below
+//     2^-126, would be lost without a trace).
 //   - Runs on the calling thread inside a parallel region, on all threads otherwise.
 //   - Only call it when gemm_bf16_available() (the CPU has AVX512-BF16 and the
 //     instruction-set level, core/cpu_isa.h, is avx512).
@@ -41,6 +44,17 @@ struct GemmOut {
 };
 
 bool gemm_bf16_available();
+
+// The smallest exponent field (bits 7..14) among the nonzero elements of an
+// R x C bfloat16 matrix: 0 when one is subnormal, 255 when none is nonzero.
+int bf16_min_exponent(Bf16Mat m, int64_t R, int64_t C);
+// True when operands whose smallest exponent fields are ea and eb give IEEE
+// float32's sums on the instruction: no input is subnormal and every product
+// is a multiple of 2^-126 (the product's last bit is 2^(ea+eb-254-14)), so
+// every partial sum is 0 or at least 2^-126 and nothing is flushed.
+//   gemm_bf16_exact(bf16_min_exponent(a, M, K), bf16_min_exponent(b, K, N))
+inline bool gemm_bf16_exact(int ea, int eb) { return ea >= 1 && eb >= 1 && ea + eb >= 142; }
+
 void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut out);
 
 }  // namespace concord::detail::cpu

@@ -10,6 +10,7 @@
 // fixed chain of fma per output element, which the OpenCL devices repeat.
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -309,6 +310,23 @@ void matmul_bf16_native(const Tensor& a, const Tensor& b, const Tensor& out, flo
   }
 }
 
+// The dot-product instruction flushes subnormal inputs and partial sums to
+// zero; where the operands' exponents allow that (gemm_bf16_exact), the
+// widened sgemm path runs instead, which keeps them. The scan reads each
+// operand once: O(MK + KN) beside the product's O(MNK).
+bool bf16_flush_free(const Tensor& a, const Tensor& b) {
+  auto lowest = [](const Tensor& t) {
+    const Mat m = mat_of(t);
+    const int64_t batch = m.sb == 0 ? 1 : t.size(0);
+    int lo = 255;
+    for (int64_t i = 0; i < batch && lo > 0; ++i)
+      lo = std::min(lo, bf16_min_exponent({reinterpret_cast<const uint16_t*>(m.at(i)), m.sr, m.sc}, m.R, m.C));
+    return lo;
+  };
+  const int ea = lowest(a);
+  return ea >= 1 && gemm_bf16_exact(ea, lowest(b));
+}
+
 // ---- integers ----
 // Exact in the type: products and sums wrap modulo 2^bits (done in the
 // unsigned twin, where wrapping is defined). Blocked so a K x N panel of B
@@ -407,7 +425,7 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out, Sca
     case Dtype::float64: matmul_blas<double>(*this, a, b, out, al, bt); break;
     case Dtype::float16: matmul_half<float16_t>(a, b, out, static_cast<float>(al), static_cast<float>(bt)); break;
     case Dtype::bfloat16:
-      if (gemm_bf16_available() && M > 1 && N > 1)
+      if (gemm_bf16_available() && M > 1 && N > 1 && bf16_flush_free(a, b))
         matmul_bf16_native(a, b, out, static_cast<float>(al), static_cast<float>(bt));
       else
         matmul_half<bfloat16_t>(a, b, out, static_cast<float>(al), static_cast<float>(bt));

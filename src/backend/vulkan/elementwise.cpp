@@ -108,7 +108,14 @@ DtypeSet x_dtypes(OpId op) {
 
 // The one decision: in the mode, an op on a dtype of x_dtypes(op) runs its
 // "_x" variant.
-bool on_bits(OpId op, Dtype d) { return reproducible() && x_dtypes(op).has(d); }
+// Outside the mode too, float32 and half atan2 run the "_x" variant: the
+// CPU's own algorithm in both modes (canon_pow.h, correctly rounded in
+// practice), where the shaders' float atan2 (math_special.glsl) reached 2.2
+// ULP through its rounded quotient and (t - 1)/(t + 1) step.
+bool on_bits(OpId op, Dtype d) {
+  if (op == OpId::atan2 && d != float64) return x_dtypes(op).has(d);
+  return reproducible() && x_dtypes(op).has(d);
+}
 
 // "ew_<kind>_<dtype>[_x]".
 std::string variant(const char* kind, Dtype d, bool x) {

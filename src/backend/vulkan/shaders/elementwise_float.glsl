@@ -253,7 +253,7 @@ F bop(int op, F a, F b) {
     case OP_remainder: return py_rem(a, b);
     case OP_floor_divide: return floor_div(a, b);
 #if FLTW == 32
-    case OP_atan2: return m_atan2(a, b);
+    // atan2 of float32 and the halves: the "_x" variant in both modes (xm_atan2).
     case OP_pow: return m_pow(a, b);
 #else
     case OP_atan2: return d_atan2(a, b);

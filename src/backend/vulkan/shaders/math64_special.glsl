@@ -97,8 +97,7 @@ double d_gelu(double x) {
   return v;
 }
 
-// atan(t), t in [0, 1]: pi/4 + atan((t - 1)/(t + 1)) above 1/2; the series
-// of atan on |u| <= 1/2 (to u^57: below 2^-58).
+// The series of atan on |u| <= 1/2 (to u^57: below 2^-58).
 double atan_series(double u) {
   const double z = u * u;
   double p = 1.0lf / 57.0lf;
@@ -106,11 +105,25 @@ double atan_series(double u) {
   precise double s = u + u * z * p;
   return s;
 }
-double atan01(double t) {
-  if (t <= 0.5lf) return atan_series(t);
-  precise double num = t - 1.0lf;  // exact
-  precise double den = t + 1.0lf;
-  const double a = atan_series(div_rn(num, den));
+// atan(n/d) for 0 < n <= d, with the quotient carried in two doubles: the
+// rounding of n/d alone (or of t - 1 over t + 1 from a rounded t) cost up to
+// 2.2 ULP. Below 1/2: t + tl = n/d; above: pi/4 + atan(u), u = (n - d)/(n + d)
+// with n - d exact (Sterbenz) and n + d = s + e exactly.
+double atan_ratio(double n, double d) {
+  if (n + n <= d) {
+    const double t = div_rn(n, d);
+    precise double r = fma(-t, d, n);  // exact
+    precise double v = atan_series(t) + div_rn(r, d) / (1.0lf + t * t);
+    return v;
+  }
+  if (d > 1.0e307lf) { n *= 0.25lf; d *= 0.25lf; }  // n + d must not overflow (both are large: exact)
+  precise double num = n - d;  // exact
+  precise double s = n + d;
+  precise double bb = s - n;
+  precise double e = (n - (s - bb)) + (d - bb);  // n + d = s + e
+  const double q = div_rn(num, s);
+  precise double r = fma(-q, s, num) - q * e;  // num - q (s + e)
+  precise double a = atan_series(q) + div_rn(r, s) / (1.0lf + q * q);
   const double PIO4_HI = 7.85398163397448278999e-01lf, PIO4_LO = 3.06161699786838301793e-17lf;
   precise double v = PIO4_HI + (a + PIO4_LO);
   return v;
@@ -129,9 +142,9 @@ double d_atan2(double y, double x) {
   else {
     const double ax = abs(x), ay = abs(y);
     if (ay <= ax) {
-      a = atan01(div_rn(ay, ax));
+      a = atan_ratio(ay, ax);
     } else {
-      precise double c = PIO2_HI - (atan01(div_rn(ax, ay)) - PIO2_LO);
+      precise double c = PIO2_HI - (atan_ratio(ax, ay) - PIO2_LO);
       a = c;
     }
     if (nx) { precise double c = PI_HI - (a - PI_LO); a = c; }

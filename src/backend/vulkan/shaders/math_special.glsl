@@ -1,11 +1,11 @@
-// shaders/math_special.glsl — float32 erf, gelu, atan2 and pow, included by
+// shaders/math_special.glsl — float32 erf, gelu and pow, included by
 // math.glsl (whose exp, reductions and two_prod_err they use):
 //   erf, gelu      Taylor series near 0, else exp(-z^2) (z^2 exact) times
 //                  erfc's continued fraction; gelu keeps z = -x/sqrt 2 in
 //                  two parts where erfc is steep
-//   atan2          atan on [0, 1] (a series after halving the range), the
-//                  octant from the signs and magnitudes
 //   pow            2^(y log2|x|), log2 and the product in two floats
+// (float32 atan2 runs the CPU's canon_pow.h on bits in both modes:
+// xmath32_pow.glsl.)
 #ifndef CONCORD_MATH_SPECIAL_GLSL
 #define CONCORD_MATH_SPECIAL_GLSL
 
@@ -87,48 +87,6 @@ float m_gelu(float x) {
   }
   precise float v = x * 0.5 * e;
   return v;
-}
-
-// atan(t) for t in [0, 1]: pi/4 + atan((t - 1)/(t + 1)) above 1/2; the
-// series of atan on |u| <= 1/2 (to u^29: below 2^-30).
-float atan_series(float u) {
-  const float z = u * u;
-  float p = 1.0 / 29.0;
-  for (int k = 27; k >= 3; k -= 2) p = fma(p, z, ((k & 2) != 0 ? -1.0 : 1.0) / float(k));
-  precise float s = u + u * z * p;
-  return s;
-}
-float atan01(float t) {
-  if (t <= 0.5) return atan_series(t);
-  precise float num = t - 1.0;  // exact
-  precise float den = t + 1.0;
-  const float a = atan_series(div_rn(num, den));
-  const float PIO4_HI = 7.8539818525e-01, PIO4_LO = -2.1855694143e-08;
-  precise float v = PIO4_HI + (a + PIO4_LO);
-  return v;
-}
-
-float m_atan2(float y, float x) {
-  if (isnan(x) || isnan(y)) return f_nan();
-  const float PI_HI = 3.1415927410e+00, PI_LO = -8.7422776573e-08;
-  const float PIO2_HI = 1.5707963705e+00, PIO2_LO = -4.3711388287e-08;
-  const bool ny = f_signbit(y), nx = f_signbit(x);
-  float a;
-  if (y == 0.0) a = nx ? PI_HI : 0.0;
-  else if (isinf(x) && isinf(y)) a = nx ? 2.3561944902 : 0.78539816340;
-  else if (x == 0.0 || isinf(y)) a = PIO2_HI;
-  else if (isinf(x)) a = nx ? PI_HI : 0.0;
-  else {
-    const float ax = abs(x), ay = abs(y);
-    if (ay <= ax) {
-      a = atan01(div_rn(ay, ax));
-    } else {
-      precise float c = PIO2_HI - (atan01(div_rn(ax, ay)) - PIO2_LO);
-      a = c;
-    }
-    if (nx) { precise float c = PI_HI - (a - PI_LO); a = c; }
-  }
-  return ny ? -a : a;
 }
 
 // a + b = s + err exactly (Knuth's TwoSum).
