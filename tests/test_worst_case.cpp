@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <set>
 
 #include "concord/concord.h"
@@ -39,6 +40,42 @@ TEST_P(WorstCase, EveryUlpBoundHoldsOnTheSample) {
       EXPECT_LE(w.ratio, 1.0) << w.str() << " on " << GetParam().label;
     }
   EXPECT_GT(ran, 40) << "too few op x dtype runs on " << GetParam().label;
+}
+
+// The differential run's reproducer: a broadcast atan2 of y float32[300, 1] by
+// x float32[1, 257] with the pair it found beyond the bound on vulkan:0
+// (y 0xbfeb8482, x 0x405d232d: 2.22 ULP where the CPU is within 0.5), every
+// element judged against a long double reference.
+TEST_P(WorstCase, BroadcastAtan2HoldsItsBound) {
+  std::mt19937 gen(35);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  std::vector<float> ys(300), xs(257);
+  for (float& v : ys) v = dist(gen);
+  for (float& v : xs) v = dist(gen);
+  float y0, x0;
+  const uint32_t yb = 0xbfeb8482u, xb = 0x405d232du;
+  std::memcpy(&y0, &yb, 4);
+  std::memcpy(&x0, &xb, 4);
+  ys[123] = y0, xs[45] = x0;
+  std::vector<double> ref(ys.size() * xs.size());
+  for (size_t i = 0; i < ys.size(); ++i)
+    for (size_t j = 0; j < xs.size(); ++j)
+      ref[i * xs.size() + j] = static_cast<double>(std::atan2(static_cast<long double>(ys[i]), static_cast<long double>(xs[j])));
+  const Tensor got = atan2(from_vector(ys, Shape{300, 1}).to(device()), from_vector(xs, Shape{1, 257}).to(device()));
+  const auto check = concord::testing::check_elementwise(got.to(kCPU), from_vector(ref, Shape{300, 257}),
+                                                         op_def(OpId::atan2).bound);
+  EXPECT_TRUE(check.ok) << check.str() << " on " << GetParam().label;
+  // The CPU and Vulkan run the shared float32 atan2 (canon_pow.h; Vulkan on
+  // the bits, in both modes): the CPU's bits. OpenCL outside the mode runs its
+  // device's atan2, held to the bound above.
+  if (device().kind() != DeviceKind("opencl")) {
+    const std::vector<float> mine = got.to(kCPU).to_vector<float>(),
+                             cpu = atan2(from_vector(ys, Shape{300, 1}), from_vector(xs, Shape{1, 257})).to_vector<float>();
+    ASSERT_EQ(mine.size(), cpu.size());
+    EXPECT_EQ(std::memcmp(mine.data(), cpu.data(), mine.size() * sizeof(float)), 0)
+        << "atan2 float32 on " << GetParam().label << " differs from the CPU's bits; atan2(-1.8399813, 3.4552720) = "
+        << mine[123 * 257 + 45] << ", the CPU's " << cpu[123 * 257 + 45];
+  }
 }
 
 CONCORD_INSTANTIATE_DEVICES(WorstCase);
