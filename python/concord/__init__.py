@@ -112,7 +112,8 @@ def tensor(data, dtype=None, device=None):
             # Python floats without a dtype: PyTorch's default dtype. With a dtype they stay float64
             # until the one conversion below, so that float64 keeps 16777217.0 and 1e-300 and the
             # narrower dtypes round once (float64 -> float16 through float32 would round twice).
-            arr = arr.astype(_np.float32)
+            with _np.errstate(over="ignore"):  # beyond float32's range is inf, as in PyTorch: no warning
+                arr = arr.astype(_np.float32)
         _bad_numpy_dtype(arr, "tensor")
         t = _concord._copy_array(arr if arr.flags.c_contiguous else arr.copy(order="C"))
     # The dtype first, on the CPU: the move then carries the final dtype (a device without

@@ -227,15 +227,19 @@ void bind_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("condition"), nb::arg("input"), nb::arg("other"),
      "input where the bool condition is true, else other; all three broadcast, input and other promote as "
      "PyTorch's (numbers included).");
-  m.def("clamp", [](const Tensor& t, nb::handle lo, nb::handle hi) {
+  // Bounds are Python numbers kept as doubles (Scalar) until clamp knows the dtype.
+  auto clamp_fn = [](const Tensor& t, nb::handle lo, nb::handle hi) {
     std::optional<Scalar> l, h;
     if (!lo.is_none()) l = to_scalar(lo);
     if (!hi.is_none()) h = to_scalar(hi);
     gil_scoped_release rel;
     return clamp(t, l, h);
-  }, nb::arg("input"), nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
-     "Limits to [min, max]; either bound may be None. A NaN bound gives NaN; integer bounds are "
-     "clipped to the dtype's range (no wraparound); min > max gives max.");
+  };
+  const char* clamp_doc = "Limits to [min, max]; either bound may be None. A NaN bound gives NaN; integer bounds are "
+                          "clipped to the dtype's range (no wraparound); min > max gives max.";
+  m.def("clamp", clamp_fn, nb::arg("input"), nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
+        clamp_doc);
+  cls.def("clamp", clamp_fn, nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(), clamp_doc);
   m.def("nonzero", [](const Tensor& x) { gil_scoped_release r; return nonzero(x); },
         "Indices of the nonzero (true) elements, int64 [count, ndim], row-major; reads the values on the host.",
         nb::arg("input"));

@@ -101,6 +101,8 @@ def test_clamp_bounds_keep_float64(device, v):
     assert concord.clamp(z, min=v).tolist() == [v, v]
     big = concord.full((2,), math.inf, dtype=F64, device=d)
     assert concord.clamp(big, max=v).tolist() == [v, v]
+    assert z.clamp(v, None).tolist() == [v, v]
+    assert big.clamp(max=v).tolist() == [v, v]
 
 
 def test_pow_exponent_keeps_float64(device):
