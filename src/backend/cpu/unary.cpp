@@ -172,7 +172,11 @@ struct Tan { template <class V> V operator()(V x) const { return std::tan(x); } 
 struct Tanh { template <class V> V operator()(V x) const { return std::tanh(x); } };
 struct Erf { template <class V> V operator()(V x) const { return std::erf(x); } };
 struct Reciprocal { template <class V> V operator()(V x) const { return V(1) / x; } };
-struct Sigmoid { template <class V> V operator()(V x) const { return V(1) / (V(1) + std::exp(-x)); } };
+// Below -708, e^-x overflows (x < -709.78) while sigmoid(x) = e^x / (1 + e^x)
+// is e^x to the last bit and still a subnormal down to -745.1.
+struct Sigmoid {
+  template <class V> V operator()(V x) const { return x < V(-708) ? std::exp(x) : V(1) / (V(1) + std::exp(-x)); }
+};
 // Exact GELU: x/2 * erfc(-x/sqrt(2)). Not 1 + erf(x/sqrt(2)): that cancels for
 // x < 0 (4e5 ULP in float32 at x = -5). erfc is steep there (d ln erfc(z)/dz ~
 // -2z), so rounding z = -x/sqrt(2) to the working precision alone would cost

@@ -130,7 +130,8 @@ FLOOR_DIVIDE(double)
 #define LOG1P_double(x, w) log1p(w)
 #define LOG2_double(x, w) log2(w)
 #define TANH_double(x, w) tanh_double(w)
-#define SIGMOID_double(x, w) (1.0 / (1.0 + exp(-(w))))
+/* below -708 e^-x overflows; sigmoid is e^x there (subnormal down to -745.1) */
+#define SIGMOID_double(x, w) ((w) < -708.0 ? exp(w) : 1.0 / (1.0 + exp(-(w))))
 #endif
 // CANON_F(fn, x, native): in the reproducible mode (the NaN-rule variant),
 // float32's fn is the CPU's (backend/common/canon_*.h with float64, xmath.cl's
@@ -148,7 +149,13 @@ FLOOR_DIVIDE(double)
 #define LOG1P_float(x, w) CANON_float(log1p, x, log1p(w))
 #define LOG2_float(x, w) CANON_float(log2, x, log2(w))
 #define ERF_float(x, w) CANON_float(erf, x, erf(w))
+#if !CONCORD_HAS_FP64 && !CONCORD_NAN_RULE
+/* without float64, the device's float erfc is subnormal below x = -13 and x/2
+   multiplies its lost bits (9 ULP on PoCL at -13.24): xmath.cl's on bits there */
+#define GELU_float(x, w, M) ((w) < -12.0f ? as_float(xm_gelu(as_uint((float)(x)))) : gelu_float(w))
+#else
 #define GELU_float(x, w, M) CANON_float(gelu, x, gelu_##M(w))
+#endif
 // float64 gelu runs the CPU's mode algorithm (canon_f64_erf.h) in both modes:
 // with the device's erfc, a subnormal erfc(z) (x < -37.6) lost 12 ULP of
 // the result.

@@ -141,9 +141,12 @@ double d_tanh(double x) {
   return x < 0.0lf ? -v : v;
 }
 
-// 1 / (1 + e^-x) as the CPU computes it: 0 once e^-x overflows (x < -709.78).
+// 1 / (1 + e^-x) as the CPU computes it; below -708, where e^-x overflows,
+// e^x (the CPU's too: sigmoid is e^x to the last bit there, subnormal down to
+// -745.1).
 double d_sigmoid(double x) {
   if (isnan(x)) return x;
+  if (x < -708.0lf) return d_exp(x);
   precise double d = 1.0lf + d_exp(-x);
   return div_rn(1.0lf, d);
 }
