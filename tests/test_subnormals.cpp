@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -169,6 +170,25 @@ TEST(Subnormals, MxcsrIsLeftAsFound) {
 #pragma omp parallel reduction(+ : dirty)
   dirty += (_mm_getcsr() & kFtzDaz) != 0;
   EXPECT_EQ(dirty, 0) << "OpenMP worker threads with FTZ/DAZ set";
+}
+
+// A host program that sets them (a -ffast-math link does, at start-up) makes
+// the CPU's kernels flush: concord says so, once, instead of flushing silently.
+TEST(Subnormals, AHostThreadThatFlushesIsWarned) {
+  constexpr unsigned kFtzDaz = 0x8040;
+  const Tensor a = full({4}, 0x1p-130, float32, kCPU);
+  std::vector<std::string> said;
+  auto saved = set_warning_handler([&said](const std::string& m) { said.push_back(m); });
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | kFtzDaz);
+  const Tensor r = add(a, a);
+  _mm_setcsr(csr);
+  set_warning_handler(saved);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].rfind("[add] the calling thread flushes subnormals to zero", 0), 0u) << said[0];
+  EXPECT_NE(said[0].find("-ffast-math"), std::string::npos) << said[0];
+  EXPECT_EQ(r.to_vector<float>()[0], 0.0f) << "the flush the warning is about";
+  EXPECT_EQ(add(a, a).to_vector<float>()[0], 0x1p-129f) << "kept again once the bits are clear";
 }
 #endif
 

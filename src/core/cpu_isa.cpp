@@ -2,6 +2,7 @@
 #include "core/cpu_isa.h"
 
 #include <cpuid.h>
+#include <xmmintrin.h>
 
 #include <cstdlib>
 #include <string>
@@ -40,6 +41,8 @@ CpuIsa cpu_isa_available() {
   if (f.avx2 && f.f16c) return CpuIsa::avx2;
   return CpuIsa::baseline;
 }
+
+bool host_flushes_subnormals() { return (_mm_getcsr() & 0x8040u) != 0; }
 
 CpuIsa cpu_isa() {
   static const CpuIsa isa = [] {

@@ -32,4 +32,10 @@ CpuIsa cpu_isa_available();
 // once; an unknown value is a ValueError naming the valid ones).
 CpuIsa cpu_isa();
 
+// True when the calling thread's MXCSR has flush-to-zero (bit 15) or
+// denormals-are-zero (bit 6) set: its float kernels then read and write
+// subnormals as 0. concord never sets them; a host program may (a
+// -ffast-math link sets both at start-up). Read on every call (per thread).
+bool host_flushes_subnormals();
+
 }  // namespace concord::detail

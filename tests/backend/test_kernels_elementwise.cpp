@@ -163,7 +163,8 @@ double reference(OpId op, double x, double y) {
     case OpId::cos: return std::cos(x);
     case OpId::tan: return std::tan(x);
     case OpId::tanh: return std::tanh(x);
-    case OpId::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    // in long double: e^-x of a float64 overflows below -709.78, where sigmoid is still a subnormal
+    case OpId::sigmoid: return static_cast<double>(1.0L / (1.0L + std::exp(-static_cast<long double>(x))));
     case OpId::gelu: {
       const long double w = x;
       if (std::isinf(x)) return x > 0 ? x : -0.0;
