@@ -51,6 +51,31 @@ TEST(ParityCli, JsonHasAVerdictForEveryCase) {
   EXPECT_EQ(j["summary"]["failed"], 0);
 }
 
+// The worst-case search: one row per op and dtype, a cell per config, a JSON
+// result per op x dtype x config with its worst element; an unknown op names the valid ones.
+TEST(ParityCli, ExhaustiveReportsTheWorstRatioPerOpDeviceAndDtype) {
+  const std::string file = ::testing::TempDir() + "worst.json";
+  CliRun r = run("parity --exhaustive --count 4096 --ops atan2,sigmoid --dtypes float32,float64 --devices cpu,emu:0 --json " +
+                 file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("6 runs, 0 beyond the bound"), std::string::npos) << r.out;  // emu:0 has no float64
+  std::ifstream in(file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["results"].size(), 8u);
+  for (const auto& c : j["results"]) {
+    if (!c["ran"]) {
+      EXPECT_EQ(c["device"], "emu:0") << c.dump();
+      continue;
+    }
+    EXPECT_GE(c["inputs"].get<int64_t>(), 4096) << c.dump();
+    EXPECT_LE(c["ratio"].get<double>(), 1.0) << c.dump();
+    EXPECT_GE(c["ratio"].get<double>(), 0.0) << c.dump();
+  }
+  const CliRun bad = run("parity --exhaustive --ops floor_divide");
+  EXPECT_EQ(bad.status, 2) << bad.out;  // a usage error, as every refused argument
+  EXPECT_NE(bad.out.find("atan2"), std::string::npos) << bad.out;
+}
+
 TEST(ParityCli, InjectedFailureFailsTheRun) {
   CliRun r = run("parity --quick --ops add --devices emu:0 --inject-failure add");
   EXPECT_EQ(r.status, 1) << r.out;
