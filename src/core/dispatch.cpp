@@ -162,7 +162,8 @@ Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_
   if (is_floating(p.compute) && memory_space(p.exec) == MemorySpace::host && host_flushes_subnormals())
     warn_once("host|ftz-daz",
               "[" + opn + "] the calling thread flushes subnormals to zero (MXCSR FTZ/DAZ set, as a program linked "
-              "with -ffast-math does at start-up): on " + p.exec.str() + " every float kernel reads and writes "
+              "with -ffast-math does at start-up): on " + p.exec.str() + " every float kernel (" +
+                  std::string(name(p.compute)) + " here) reads and writes "
               "subnormals as 0, and the reproducible mode no longer gives the CPU's usual bits. Clear them "
               "(_mm_setcsr(_mm_getcsr() & ~0x8040u)) or link without -ffast-math");
   return p;
