@@ -68,11 +68,13 @@ python: deps $(PYENV)/bin/python
 # The whole suite (the C++ tests, then the Python package's pytest suite), then the
 # C++ suite again under ASan + UBSan + LSan. The differential suite needs PyTorch;
 # where it cannot be installed, that suite skips and says why.
+# tools/lanes.sh prints each lane's time at the end.
 test: python
-	cmake --build $(BUILD) -j $(JOBS)
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	cd python/tests && $(PYENV_ABS)/bin/python -m pytest -q -p no:cacheprovider
-	$(MAKE) asan
+	@bash tools/lanes.sh \
+	  "build (release)" "cmake --build $(BUILD) -j $(JOBS)" \
+	  "ctest (release, every device config)" "cd $(BUILD) && ctest --output-on-failure -j $(JOBS)" \
+	  "pytest (python/tests)" "cd python/tests && $(PYENV_ABS)/bin/python -m pytest -q -p no:cacheprovider" \
+	  "asan (build + ctest, $(ASAN_DEVICES))" "$(MAKE) --no-print-directory asan"
 
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on),
 # in its own build directory. tests/lsan.supp names third-party frames only.

@@ -5,9 +5,10 @@
 # up; a static libconcord brings its private dependencies along (LINK_ONLY).
 #
 # In: CONCORD_DEPS_FOR_CONFIG (set by concordConfig.cmake), CONCORD_DEPS_ALL
-# (look up the private dependencies too), CONCORD_DEPS_VULKAN (the library was
-# built with the Vulkan backend; only read in config mode).
-# Out: OpenMP::OpenMP_CXX, OpenCL::OpenCL, clblast, concord::openblas,
+# (look up the private dependencies too), CONCORD_DEPS_VULKAN and
+# CONCORD_DEPS_OPENCL (the library was built with that backend; only read in
+# config mode), CONCORD_OPENCL (the build's option; build mode).
+# Out: OpenMP::OpenMP_CXX, OpenCL::OpenCL and clblast (with OpenCL), concord::openblas,
 # concord::lapacke (and Vulkan::Vulkan in config mode when needed).
 
 macro(_concord_dependency name)
@@ -33,9 +34,16 @@ if(CONCORD_DEPS_FOR_CONFIG)
   include(CMakeFindDependencyMacro)
 endif()
 _concord_dependency(OpenMP)
+if(CONCORD_DEPS_FOR_CONFIG)
+  set(_concord_opencl ${CONCORD_DEPS_OPENCL})
+else()
+  set(_concord_opencl ${CONCORD_OPENCL})
+endif()
 if(CONCORD_DEPS_ALL)
-  _concord_dependency(OpenCL)
-  _concord_dependency(CLBlast)
+  if(_concord_opencl)
+    _concord_dependency(OpenCL)
+    _concord_dependency(CLBlast)
+  endif()
   _concord_dependency(PkgConfig)
   if(NOT TARGET concord::openblas)
     # OpenBLAS (CBLAS) through its pkg-config file: Debian's alternatives

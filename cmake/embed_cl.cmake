@@ -1,8 +1,10 @@
 # Writes OUT: a C++ file defining concord::detail::ocl::embedded_sources(),
 # a map from file name to text, for every kernels/*.cl and common/*.h under SRC_DIR,
-# and the Vulkan shaders' xf*.glsl and xmath*.glsl (included by kernels/xmath.cl).
+# common/*.glsl (the integer-only float math, included by kernels/xmath.cl) and
+# common/*.inc (algorithm bodies the headers include).
 file(GLOB files ${SRC_DIR}/backend/opencl/kernels/*.cl ${SRC_DIR}/backend/common/*.h
-     ${SRC_DIR}/backend/vulkan/shaders/xf*.glsl ${SRC_DIR}/backend/vulkan/shaders/xmath*.glsl)
+     ${SRC_DIR}/backend/common/*.glsl
+     ${SRC_DIR}/backend/common/*.inc)
 list(SORT files)
 set(body "")
 foreach(f ${files})

@@ -4,15 +4,22 @@
 # src/backend/vulkan/vulkan.cmake when CONCORD_SPIRV_CACHE is set:
 #
 #   cmake -DGLSLC=... -DGLSLC_ID=<hash of glslc --version> -DFLAGS=<a|b|c>
-#         -DSRC=<file.comp> -DINCLUDE_DIR=<shaders/> -DOUT=<variant.spv.inc>
+#         -DSRC=<file.comp> -DINCLUDE_DIRS=<shaders/|common/|src/> -DOUT=<variant.spv.inc>
 #         -DDEPFILE=<variant.d> -DCACHE=<dir> -P glslc_cached.cmake
 #
-# The key is the compiler's identity, the flags, the source and every header of
-# INCLUDE_DIR (a superset of what the variant includes: a header edit misses
+# The key is the compiler's identity, the flags, the source and every header
+# (*.glsl, *.h) of the first two INCLUDE_DIRS (a superset of what the variant includes: a header edit misses
 # the cache for every variant, as it rebuilds every variant anyway). FLAGS is
 # '|'-separated because a ';' would split the -D argument.
 string(REPLACE "|" ";" flags "${FLAGS}")
-file(GLOB headers ${INCLUDE_DIR}/*.glsl)
+string(REPLACE "|" ";" include_dirs "${INCLUDE_DIRS}")
+set(include_flags "")
+foreach(d ${include_dirs})
+  list(APPEND include_flags -I ${d})
+endforeach()
+list(GET include_dirs 0 shader_dir)
+list(GET include_dirs 1 common_dir)
+file(GLOB headers ${shader_dir}/*.glsl ${common_dir}/*.glsl ${common_dir}/*.h ${common_dir}/*.inc)
 list(SORT headers)
 set(key "${GLSLC_ID}\n${FLAGS}\n")
 foreach(f ${SRC} ${headers})
@@ -31,7 +38,7 @@ if(EXISTS ${entry})
 endif()
 
 execute_process(
-  COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=num -I ${INCLUDE_DIR} ${flags}
+  COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=num ${include_flags} ${flags}
           -MD -MF ${DEPFILE} -o ${OUT} ${SRC}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -49,7 +49,10 @@ else()
 endif()
 # The private libraries (pkg-config --static): what the static library needs
 # besides OpenBLAS (Requires.private), in link order.
-set(CONCORD_PC_LIBS_PRIVATE "-llapacke -lclblast -lOpenCL")
+set(CONCORD_PC_LIBS_PRIVATE "-llapacke")
+if(CONCORD_OPENCL)
+  string(APPEND CONCORD_PC_LIBS_PRIVATE " -lclblast -lOpenCL")
+endif()
 if(CONCORD_VULKAN)
   string(APPEND CONCORD_PC_LIBS_PRIVATE " -lvulkan")
 endif()

@@ -16,7 +16,9 @@
 #include <thread>
 #include <vector>
 
+#if CONCORD_HAVE_OPENCL
 #include "backend/opencl/runtime.h"
+#endif
 #include "concord/concord.h"
 #include "core/dispatch.h"
 #include "support/bytes.h"
@@ -255,6 +257,7 @@ TEST(ConcurrencyReport, CountersAreExactUnderContention) {
   EXPECT_EQ(report().entries.size(), 0u);
 }
 
+#if CONCORD_HAVE_OPENCL  // the OpenCL runtime's internals (CONCORD_OPENCL=ON)
 // An OpenCL program asked for by 8 threads at once is built once.
 TEST(ConcurrencyOpenCL, ProgramCacheBuildsOnce) {
   if (detail::ocl::device_count() == 0) GTEST_SKIP() << "no OpenCL device";
@@ -287,6 +290,8 @@ TEST(ConcurrencyOpenCL, OpsBuildEachProgramOnce) {
   const auto s1 = ctx.stats();
   EXPECT_LE((s1.builds_from_source + s1.binaries_loaded) - (s0.builds_from_source + s0.binaries_loaded), 1u);
 }
+
+#endif  // CONCORD_HAVE_OPENCL
 
 }  // namespace
 }  // namespace concord

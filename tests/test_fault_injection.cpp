@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#if CONCORD_HAVE_OPENCL
 #include "backend/opencl/runtime.h"
+#endif
 #include "concord/concord.h"
 #include "concord/fault_injection.h"
 #include "support/bytes.h"
@@ -192,6 +194,7 @@ TEST_P(FaultInjectionTest, FailedTransferLeavesTensorsUntouched) {
 
 CONCORD_INSTANTIATE_DEVICES(FaultInjectionTest);
 
+#if CONCORD_HAVE_OPENCL  // the OpenCL runtime's internals (CONCORD_OPENCL=ON)
 // A failing build (context level): DeviceError with the program name, the
 // device and the compiler's log; the next build of the same program works.
 TEST(FaultInjectionBuild, ProgramBuildFailureCarriesTheLog) {
@@ -251,6 +254,8 @@ TEST(FaultInjectionOff, CountersStayQuietWhenNothingIsArmed) {
   EXPECT_EQ(c1.allocations_failed, c0.allocations_failed);
   EXPECT_FALSE(c1.allocation_armed || c1.build_armed || c1.transfer_armed);
 }
+
+#endif  // CONCORD_HAVE_OPENCL
 
 }  // namespace
 }  // namespace concord

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "backend/common/philox.h"
+#if CONCORD_HAVE_OPENCL
 #include "backend/opencl/opencl_backend.h"
+#endif
 #include "core/backend.h"
 #include "concord/concord.h"
 #include "support/devices.h"
@@ -370,6 +372,7 @@ TEST_P(RandomTest, ShapesAndErrors) {
 
 CONCORD_INSTANTIATE_DEVICES(RandomTest);
 
+#if CONCORD_HAVE_OPENCL  // the OpenCL runtime's internals (CONCORD_OPENCL=ON)
 // ---- the shared header compiled as OpenCL C ------------------------------
 
 // Evaluates the header's transforms in an OpenCL kernel built from the
@@ -432,6 +435,8 @@ TEST(PhiloxOpenCl, SharedHeaderGivesCpuBits) {
     }
   }
 }
+
+#endif  // CONCORD_HAVE_OPENCL
 
 }  // namespace
 }  // namespace concord

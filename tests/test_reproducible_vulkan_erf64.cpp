@@ -1,5 +1,5 @@
 // The reproducible mode's float64 erf and gelu on Vulkan
-// (shaders/xmath64_erf.glsl). Their "_x" variant ("ew_xerf_f64_x") is the
+// (common/xmath64_erf.glsl). Their "_x" variant ("ew_xerf_f64_x") is the
 // CPU's canon_f64_erf.h on float64 bits through xf64.glsl, so vulkan:0
 // claims them for float64 whatever its float controls promise, runs them
 // natively (no fallback, no NaN pass) and gives the CPU's bits.
@@ -26,10 +26,10 @@
 
 namespace xmath64_erf_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
-#include "backend/vulkan/shaders/xmath64.glsl"
-#include "backend/vulkan/shaders/xmath64_erf.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath64.glsl"
+#include "backend/common/xmath64_erf.glsl"
 }  // namespace xmath64_erf_glsl
 
 using namespace concord;

@@ -1,5 +1,5 @@
 // The reproducible mode's float32 transcendentals on Vulkan: log, tanh,
-// sigmoid, expm1, log1p, log2 (shaders/xmath32.glsl), erf, gelu
+// sigmoid, expm1, log1p, log2 (common/xmath32.glsl), erf, gelu
 // (xmath32_erf.glsl) and sin, cos, tan (xmath32_trig.glsl). Their "_x"
 // variants compute in float64 on bits through xf64.glsl, the CPU's operations
 // in the CPU's order (vec_impl_math.h; canon_explog.h, canon_explog_erf.h,
@@ -27,11 +27,11 @@
 
 namespace xmath32_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
-#include "backend/vulkan/shaders/xmath32.glsl"
-#include "backend/vulkan/shaders/xmath32_erf.glsl"
-#include "backend/vulkan/shaders/xmath32_trig.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath32.glsl"
+#include "backend/common/xmath32_erf.glsl"
+#include "backend/common/xmath32_trig.glsl"
 }  // namespace xmath32_glsl
 
 using namespace concord;

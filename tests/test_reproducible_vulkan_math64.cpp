@@ -1,5 +1,5 @@
 // The reproducible mode's float64 transcendentals on Vulkan: exp, expm1,
-// tanh, sigmoid (shaders/xmath64.glsl) and log, log1p, log2
+// tanh, sigmoid (common/xmath64.glsl) and log, log1p, log2
 // (xmath64_log.glsl). Their "_x" variant ("ew_xmath_f64_x") is the CPU's
 // canon_f64.h / canon_f64_log.h on float64 bits through xf64.glsl, so
 // vulkan:0 claims them for float64 whatever its float controls promise, runs
@@ -26,10 +26,10 @@
 
 namespace xmath64_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
-#include "backend/vulkan/shaders/xmath64.glsl"
-#include "backend/vulkan/shaders/xmath64_log.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath64.glsl"
+#include "backend/common/xmath64_log.glsl"
 }  // namespace xmath64_glsl
 
 using namespace concord;

@@ -1,5 +1,5 @@
 // The reproducible mode's float32 pow, pow(x, number) and atan2 on Vulkan
-// (shaders/xmath32_pow.glsl). Their "_x" variants compute canon_pow.h's
+// (common/xmath32_pow.glsl). Their "_x" variants compute canon_pow.h's
 // double-double log2 / exp2 and atan table in float64 on bits through
 // xf64.glsl, the CPU's operations in the CPU's order, so vulkan:0 claims them
 // for float32 and the halves whatever its float controls promise, runs them
@@ -28,9 +28,9 @@
 
 namespace xmath32_pow_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
-#include "backend/vulkan/shaders/xmath32_pow.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath32_pow.glsl"
 }  // namespace xmath32_pow_glsl
 
 using namespace concord;

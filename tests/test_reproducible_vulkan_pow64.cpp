@@ -1,5 +1,5 @@
 // The reproducible mode's float64 pow, pow(x, number) and atan2 on Vulkan
-// (shaders/xmath64_pow.glsl). Their "_x" variants ("ew_xpow_f64_x",
+// (common/xmath64_pow.glsl). Their "_x" variants ("ew_xpow_f64_x",
 // "ew_xpows_f64_x") are the CPU's canon_pow_f64.h on float64 bits through
 // xf64.glsl, so vulkan:0 claims them for float64 whatever its float controls
 // promise, runs them natively (no fallback, no NaN pass) and gives the CPU's
@@ -26,12 +26,12 @@
 
 namespace xmath64_pow_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
-#include "backend/vulkan/shaders/xmath64.glsl"
-#include "backend/vulkan/shaders/xmath64_log.glsl"
-#include "backend/vulkan/shaders/xmath32_pow.glsl"
-#include "backend/vulkan/shaders/xmath64_pow.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath64.glsl"
+#include "backend/common/xmath64_log.glsl"
+#include "backend/common/xmath32_pow.glsl"
+#include "backend/common/xmath64_pow.glsl"
 }  // namespace xmath64_pow_glsl
 
 using namespace concord;

@@ -1,5 +1,5 @@
 // The reproducible mode's float64 sin, cos and tan on Vulkan
-// (shaders/xmath64_trig.glsl, variant "ew_xtrig_f64_x"): the CPU's
+// (common/xmath64_trig.glsl, variant "ew_xtrig_f64_x"): the CPU's
 // canon_trig_f64.h on float64 bits through xf64.glsl, so vulkan:0 claims them
 // for float64 whatever its float controls promise, runs them natively (no
 // fallback, no NaN pass) and gives the CPU's bits.
@@ -27,11 +27,11 @@
 
 namespace xtrig64_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
-#include "backend/vulkan/shaders/xmath64.glsl"
-#include "backend/vulkan/shaders/xmath32_trig.glsl"
-#include "backend/vulkan/shaders/xmath64_trig.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath64.glsl"
+#include "backend/common/xmath32_trig.glsl"
+#include "backend/common/xmath64_trig.glsl"
 }  // namespace xtrig64_glsl
 
 using namespace concord;

@@ -1,4 +1,4 @@
-// shaders/xf32.glsl and xf64.glsl (the Vulkan reproducible variants' float32
+// common/xf32.glsl and xf64.glsl (the Vulkan reproducible variants' float32
 // and float64 on bits, integer operations only) compiled as C++ and checked against this CPU's
 // IEEE float unit (no flush to zero here): every result bit for bit, over
 // special values, subnormals, near-overflow values, cancellations and
@@ -19,8 +19,8 @@
 
 namespace xf32_glsl {
 #include "support/glsl_shim.h"
-#include "backend/vulkan/shaders/xf32.glsl"
-#include "backend/vulkan/shaders/xf64.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
 }  // namespace xf32_glsl
 
 namespace {

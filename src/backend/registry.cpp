@@ -10,7 +10,12 @@ namespace concord::detail {
 #else
 #define CONCORD_VULKAN_BACKEND(X)
 #endif
-#define CONCORD_BACKENDS(X) X(cpu) X(emu) X(opencl) CONCORD_VULKAN_BACKEND(X)
+#if CONCORD_HAVE_OPENCL
+#define CONCORD_OPENCL_BACKEND(X) X(opencl)
+#else
+#define CONCORD_OPENCL_BACKEND(X)
+#endif
+#define CONCORD_BACKENDS(X) X(cpu) X(emu) CONCORD_OPENCL_BACKEND(X) CONCORD_VULKAN_BACKEND(X)
 static_assert(kMaxDeviceKinds >= 4, "raise kMaxDeviceKinds for more backends");
 
 #define CONCORD_DECLARE(name) const BackendDef& name##_backend_def();

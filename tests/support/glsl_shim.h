@@ -11,7 +11,7 @@
 //   #include <cstdint>
 //   namespace xf_glsl {
 //   #include "support/glsl_shim.h"
-//   #include "backend/vulkan/shaders/xf32.glsl"
+//   #include "backend/common/xf32.glsl"
 //   }
 using uint = uint32_t;
 using std::max;

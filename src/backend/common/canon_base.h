@@ -1,14 +1,22 @@
 /* The portability layer of the shared kernels in src/backend/common.
  *
- * Every header of src/backend/common is compiled twice: as C++ by the CPU
- * kernels and as OpenCL C 1.2 (the build embeds them and prepends them to
- * every OpenCL program, in file-name order, so this one comes first). Code in
- * them uses only the common subset of C: no templates, no namespaces, no
- * library calls, concord_-prefixed names, and floating-point code restricted
- * to + - * /, sqrt and fma (all correctly rounded on both sides; OpenCL
- * programs are built with -cl-fp32-correctly-rounded-divide-sqrt where the
- * device supports it) with contraction off, so both compilers give the same
- * bits.
+ * Every header of src/backend/common is compiled as C++ by the CPU kernels
+ * and as OpenCL C 1.2 (the build embeds them and prepends them to every
+ * OpenCL program, in file-name order, so this one comes first); the ones a
+ * Vulkan shader includes (philox.h) also as GLSL 4.60 (glslc -I src, with
+ * GL_GOOGLE_include_directive). Code in them uses only the common subset of
+ * C: no templates, no namespaces, no library calls, concord_-prefixed names,
+ * and floating-point code restricted to + - * /, sqrt and fma (all correctly
+ * rounded on both sides; OpenCL programs are built with
+ * -cl-fp32-correctly-rounded-divide-sqrt where the device supports it) with
+ * contraction off, so every compiler gives the same bits. Code also built as
+ * GLSL uses only the part of that subset GLSL shares with C: conversions
+ * through the CONCORD_TO_U32(x)-style macros (GLSL has no C casts), no
+ * pointers, structs declared with CONCORD_STRUCT, conditions that are bool
+ * ((x & 1u) != 0u), float constants written as bits (GLSL has no hex float
+ * literals and reads 0.1 as a float), every float local CONCORD_PRECISE
+ * (GLSL's `precise`: no contraction), and / and sqrt only where the header
+ * gives them an integer spelling on GLSL (Vulkan allows 2.5 ULP for both).
  *
  *   concord_u32 / u64 / i32 / i64     fixed-width integers
  *   CONCORD_CANON_F64                 1 where double exists (always in C++)
@@ -21,10 +29,75 @@
  *   concord_f64_bits(x) / concord_bits_f64(u)     double <-> its bits
  *   CONCORD_TABLE                     qualifier of a file-scope constant table:
  *                                     CONCORD_TABLE double t[4] = {...};
+ *   CONCORD_TABLE_U64(name, n, LIST)  a file-scope table of n 64-bit constants,
+ *                                     LIST a macro of the comma-separated values
+ *   CONCORD_FN                        `static inline` (nothing in GLSL)
+ *   CONCORD_PRECISE                   GLSL's `precise` (nothing elsewhere)
+ *   CONCORD_STRUCT(name) { ... };     a struct usable as `name` in every language
+ *   CONCORD_TO_U32/U64/I32/I64/F32/F64(x)  value conversions: (T)(x) or T(x)
+ *   CONCORD_GLSL                      1 when compiled as GLSL
+ *
+ * Example (valid in all three languages):
+ *   CONCORD_FN float concord_half_of(concord_u32 k) {
+ *     CONCORD_NO_CONTRACT
+ *     CONCORD_PRECISE float h = CONCORD_TO_F32(k) * concord_bits_f32(0x3f000000u);
+ *     return h;
+ *   }
  */
 #ifndef CONCORD_CANON_BASE_H
 #define CONCORD_CANON_BASE_H
 
+#if defined(VULKAN) && !defined(__cplusplus) && !defined(__OPENCL_VERSION__)
+/* GLSL (glslc defines VULKAN): the shader has included common.glsl, which
+ * enables 64-bit integers; CONCORD_F64 (the variant's define) says whether
+ * the device's double may be used. */
+#define CONCORD_GLSL 1
+#define concord_u32 uint
+#define concord_u64 uint64_t
+#define concord_i32 int
+#define concord_i64 int64_t
+#if defined(CONCORD_F64) && CONCORD_F64
+#define CONCORD_CANON_F64 1
+#else
+#define CONCORD_CANON_F64 0
+#endif
+#define CONCORD_NO_CONTRACT
+#define CONCORD_FN
+#define CONCORD_PRECISE precise
+#define CONCORD_STRUCT(name) struct name
+#define CONCORD_TO_U32(x) uint(x)
+#define CONCORD_TO_U64(x) uint64_t(x)
+#define CONCORD_TO_I32(x) int(x)
+#define CONCORD_TO_I64(x) int64_t(x)
+#define CONCORD_TO_F32(x) float(x)
+#define CONCORD_TO_F64(x) double(x)
+#define CONCORD_TABLE const
+#define CONCORD_TABLE_U64(name, n, list) const uint64_t name[n] = uint64_t[n](list)
+int concord_clz32(uint x) { return 31 - findMSB(x); }
+int concord_clz64(uint64_t x) {
+  const uint hi = uint(x >> 32);
+  return hi != 0u ? 31 - findMSB(hi) : 63 - findMSB(uint(x));
+}
+#define concord_f32_bits(x) floatBitsToUint(x)
+#define concord_bits_f32(u) uintBitsToFloat(u)
+#if CONCORD_CANON_F64
+#define concord_f64_bits(x) doubleBitsToUint64(x)
+#define concord_bits_f64(u) uint64BitsToDouble(u)
+#endif
+#else
+#define CONCORD_GLSL 0
+#define CONCORD_TABLE_U64(name, n, list) CONCORD_TABLE concord_u64 name[n] = {list}
+#define CONCORD_FN static inline
+#define CONCORD_PRECISE
+#define CONCORD_STRUCT(name) \
+  typedef struct name name;  \
+  struct name
+#define CONCORD_TO_U32(x) ((concord_u32)(x))
+#define CONCORD_TO_U64(x) ((concord_u64)(x))
+#define CONCORD_TO_I32(x) ((concord_i32)(x))
+#define CONCORD_TO_I64(x) ((concord_i64)(x))
+#define CONCORD_TO_F32(x) ((float)(x))
+#define CONCORD_TO_F64(x) ((double)(x))
 #ifdef __OPENCL_VERSION__
 typedef uint concord_u32;
 typedef ulong concord_u64;
@@ -74,5 +147,6 @@ static inline float concord_bits_f32(concord_u32 u) { float x; memcpy(&x, &u, 4)
 static inline concord_u64 concord_f64_bits(double x) { concord_u64 u; memcpy(&u, &x, 8); return u; }
 static inline double concord_bits_f64(concord_u64 u) { double x; memcpy(&x, &u, 8); return x; }
 #endif
+#endif /* GLSL */
 
 #endif /* CONCORD_CANON_BASE_H */

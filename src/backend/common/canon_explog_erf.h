@@ -48,9 +48,9 @@
  * by canon_explog.h's polynomial (|r| <= ln2/2: truncated below 2e-17). */
 static inline double concord_erf_exp_neg(double a) {
   CONCORD_NO_CONTRACT
-  const double t = a * CONCORD_XL_LOG2E + CONCORD_XL_SHIFT;
-  const double n = t - CONCORD_XL_SHIFT;
-  const double r = (n * CONCORD_XL_LN2_HI - a) + n * CONCORD_XL_LN2_LO;
+  const double t = a * concord_bits_f64(CONCORD_XL_LOG2E) + concord_bits_f64(CONCORD_XL_SHIFT);
+  const double n = t - concord_bits_f64(CONCORD_XL_SHIFT);
+  const double r = (n * concord_bits_f64(CONCORD_XL_LN2_HI) - a) + n * concord_bits_f64(CONCORD_XL_LN2_LO);
   const double q = concord_xl_expm1_small(r) + 1.0;
   return q * concord_bits_f64((concord_u64)(1023 - (concord_i64)n) << 52);
 }

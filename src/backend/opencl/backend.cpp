@@ -176,7 +176,9 @@ std::string with_includes(const std::string& body, const std::map<std::string, s
     const std::string tag = "#include \"";
     const size_t close = line.rfind(tag, 0) == 0 ? line.find('"', tag.size()) : std::string::npos;
     if (close != std::string::npos) {  // a comment may follow
-      const std::string name = line.substr(tag.size(), close - tag.size());
+      // By file name: "backend/common/canon_num.h" is the embedded "canon_num.h".
+      std::string name = line.substr(tag.size(), close - tag.size());
+      if (const size_t slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
       auto it = src.find(name);
       if (it == src.end() || depth > 4)
         throw DeviceError("[opencl] kernel include " + name + (it == src.end() ? " is not embedded" : " nests too deep") +
@@ -200,11 +202,12 @@ cl_program OpenClBackend::program(const std::string& file, const std::string& ex
   if (auto hit = programs_.find(key); hit != programs_.end()) return hit->second;
   const auto& src = embedded_sources();
   std::string text;
-  // Shared headers first (common/*.h compile as C and OpenCL C), then common.cl
-  // and cpu_math.cl, then the family, whose #include lines (xmath.cl for the
-  // float math families) are expanded here.
+  // Shared headers first (common/*.h compile as C and OpenCL C; their
+  // #include lines, such as an algorithm body common/*.inc, are expanded
+  // here), then common.cl and cpu_math.cl, then the family, whose #include
+  // lines (xmath.cl for the float math families) are expanded too.
   for (const auto& [name, body] : src)
-    if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += body + "\n";
+    if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += with_includes(body, src) + "\n";
   for (const char* shared : {"common.cl", "cpu_math.cl"})
     if (auto it = src.find(shared); it != src.end()) text += it->second + "\n";
   auto it = src.find(file);

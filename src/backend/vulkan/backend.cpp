@@ -94,6 +94,7 @@ Capabilities capabilities(int index) {
   // LU, solves, inv and Cholesky run the CPU's small-matrix loops on bits
   // (linalg.comp's "_x" variants): the CPU's bits whatever the float controls.
   claims_linalg_exact(c);
+  check_elementwise_cases(c);
   return c;
 }
 

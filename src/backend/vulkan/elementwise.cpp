@@ -60,12 +60,12 @@ constexpr OpId kMath[] = {OpId::exp, OpId::expm1, OpId::log,     OpId::log1p, Op
 // The ops whose "_x" variants (float bits, integer operations only) give
 // the CPU's bits for float32, the halves and float64 whatever the device's
 // float controls do with subnormals (log, tanh, sigmoid, expm1, log1p, log2:
-// float64 on bits inside, shaders/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
+// float64 on bits inside, common/xmath32.glsl; erf, gelu: xmath32_erf.glsl;
 // sin, cos, tan: xmath32_trig.glsl; pow, atan2 and pow(x, number):
 // xmath32_pow.glsl);
 // float64's exp, log, tanh, sigmoid, expm1, log1p, log2, erf, gelu, sin,
 // cos, tan, pow, atan2 and pow(x, number): the CPU's canon_f64*.h,
-// canon_trig_f64.h and canon_pow_f64.h on bits, shaders/xmath64*.glsl).
+// canon_trig_f64.h and canon_pow_f64.h on bits, common/xmath64*.glsl).
 constexpr OpId kXOps[] = {OpId::neg,   OpId::abs,     OpId::sign,     OpId::relu,      OpId::floor,
                           OpId::ceil,  OpId::round,   OpId::trunc,    OpId::sqrt,      OpId::rsqrt,
                           OpId::reciprocal, OpId::exp, OpId::log,     OpId::tanh,      OpId::sigmoid,
@@ -189,6 +189,33 @@ void claims_elementwise(Claims& c) {
       for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
+}
+
+// Every claimed unary and binary op must have its `case OP_<name>:` in the
+// op file its dtype's variant includes (elementwise.comp: an op without one
+// writes NaN or 0), natively and on bits in the mode. Checked when a device
+// registers, against the cases vulkan.cmake read from the shader sources.
+void check_elementwise_cases(const Capabilities& c) {
+  const auto& cases = embedded_op_cases();
+  auto need = [&](OpId op, Dtype d, const char* file) {
+    const auto it = cases.find(file);
+    if (it == cases.end() || !it->second.count(std::string(op_name(op))))
+      throw DeviceError("[vulkan] " + std::string(op_name(op)) + " is claimed for " + to_string(d) +
+                        " but shaders/" + file + " has no case for it (OP_" + std::string(op_name(op)) +
+                        "); add its case or stop claiming it");
+  };
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    const OpFamily f = op_def(op).family;
+    if (f != OpFamily::unary && f != OpFamily::binary) continue;
+    for (Dtype d : kAllDtypes) {
+      if (c.native[i].has(d))
+        need(op, d, d == bool_ ? "elementwise_bool.glsl" : is_floating(d) ? "elementwise_float.glsl"
+                                                                           : "elementwise_int.glsl");
+      if (c.reproducible[i].has(d) && x_dtypes(op).has(d))
+        need(op, d, d == float64 ? "elementwise_xf64.glsl" : "elementwise_xf32.glsl");
+    }
+  }
 }
 
 // The mode's claim for kXOps: any device, whatever its float controls (the

@@ -1,4 +1,4 @@
-// Vulkan rand / randn / randint (shaders/random.comp with philox.glsl): the
+// Vulkan rand / randn / randint (shaders/random.comp on backend/common/philox.h): the
 // transforms of backend/common/philox.h per element, bit-identical to the
 // CPU for every dtype and any (seed, offset). Division and sqrt in randn are
 // computed in integer arithmetic in the shader (Vulkan's own may be 2.5 ulp

@@ -126,6 +126,7 @@ struct Claims {
 void claims_copy(Claims& c);  // copy.cpp: copy, fill, arange, linspace, eye
 void claims_elementwise(Claims& c);  // elementwise.cpp: unary, binary, where, clamp
 void claim_reproducible_elementwise(Capabilities& c);  // elementwise.cpp: the "_x" variants' ops
+void check_elementwise_cases(const Capabilities& c);  // elementwise.cpp: each claim has its shader case
 void claims_linear(Claims& c);  // linear.cpp: matmul, mm, bmm, mv, dot, outer, addmm, baddbmm, linear
 void claims_linalg(Claims& c);  // linalg.cpp: solve, lu_factor, lu_solve, inv, solve_triangular, cholesky
 void claims_index(Claims& c);  // index.cpp: index_select, gather, tril, triu

@@ -1,5 +1,5 @@
 // xmath.cl — float32 math of the reproducible mode without float64: the
-// Vulkan backend's integer-only headers (shaders/xf32.glsl, xf64.glsl: float32
+// Vulkan backend's integer-only headers (common/xf32.glsl, xf64.glsl: float32
 // and float64 on their bits; xmath32*.glsl: the CPU's float64-inside float32
 // algorithms, step by step) compiled as OpenCL C. They give the CPU's bits for
 // log, tanh, sigmoid, expm1, log1p, log2, erf, gelu, sin, cos, tan, pow and
@@ -28,7 +28,6 @@ static inline int findMSB(uint v) { return v == 0u ? -1 : 31 - (int)clz(v); }
 // GLSL's struct names are type names; C's need these.
 typedef struct XfNum XfNum;
 typedef struct XmReduced XmReduced;
-typedef struct XmLogReduced XmLogReduced;
 typedef struct XpDD XpDD;
 typedef struct XmTrigArg XmTrigArg;
 #include "xf32.glsl"

@@ -1,13 +1,14 @@
 // shaders/random.comp — rand / randn / randint into a contiguous tensor of
 // dtype -DT=X (host side: random.cpp). Element i is a pure function of
-// (seed, offset + i) through philox.glsl, so the bits are the CPU's.
+// (seed, offset + i) through backend/common/philox.h, the CPU's and OpenCL's
+// source, so the bits are the CPU's.
 // -DFK=k: the float kind of T: 1 f16, 2 bf16, 3 f32, 4 f64, 0 not floating.
 // The op is args.op: 1 rand, 2 randn (floating dtypes), 3 randint. A code
 // without its case here writes zero bits and is never claimed.
 #version 460
 #include "common.glsl"
 #include "dtypes.glsl"
-#include "philox.glsl"
+#include "backend/common/philox.h"
 
 layout(local_size_x = 256) in;
 
@@ -24,27 +25,27 @@ void main() {
   const int64_t i = int64_t(concord_linear_id());
   Args a = pc.args;
   if (i >= a.n) return;
-  const uvec4 x = philox_element(a.seed, a.offset + uint64_t(i));
+  const concord_u32x4 x = concord_philox_element(a.seed, a.offset + uint64_t(i));
   const int64_t di = a.off + i;
   if (a.op == 3) {
-    const int64_t v = int64_t(a.low + randint_offset(x.x, x.y, a.range));
+    const int64_t v = int64_t(a.low + concord_randint_offset(x.w0, x.w1, a.range));
     STORE(T)(a.dst, di, CVT(T, i64)(v));
     return;
   }
 #if FK == 4
-  if (a.op == 1) STORE(T)(a.dst, di, uniform_f64(x.x, x.y));
-  else if (a.op == 2) STORE(T)(a.dst, di, normal_f64(x));
+  if (a.op == 1) STORE(T)(a.dst, di, concord_uniform_f64(x.w0, x.w1));
+  else if (a.op == 2) STORE(T)(a.dst, di, concord_normal_f64(x));
   else STORE(T)(a.dst, di, 0.0lf);
 #elif FK >= 1 && FK <= 3
 #if FK == 1
-  const float u = uniform_f32_below(x.x, F16_BELOW_ONE);
+  const float u = concord_uniform_f32_below(x.w0, CONCORD_F16_BELOW_ONE);
 #elif FK == 2
-  const float u = uniform_f32_below(x.x, BF16_BELOW_ONE);
+  const float u = concord_uniform_f32_below(x.w0, CONCORD_BF16_BELOW_ONE);
 #else
-  const float u = uniform_f32(x.x);
+  const float u = concord_uniform_f32(x.w0);
 #endif
   if (a.op == 1) STORE(T)(a.dst, di, u);
-  else if (a.op == 2) STORE(T)(a.dst, di, normal_f32(x.x, x.y));  // halves: rounded once by the store
+  else if (a.op == 2) STORE(T)(a.dst, di, concord_normal_f32(x.w0, x.w1));  // halves: rounded once by the store
   else STORE(T)(a.dst, di, 0.0);
 #else
   STORE(T)(a.dst, di, CVT(T, i64)(int64_t(0)));  // integer dtypes: randint only

@@ -14,9 +14,9 @@
 #ifndef CONCORD_REDUCE_XOPS_GLSL
 #define CONCORD_REDUCE_XOPS_GLSL
 
-#include "xf32.glsl"
-#include "xf64.glsl"
-#include "xmath32.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
+#include "backend/common/xmath32.glsl"
 
 #define A uint
 #define AS f32

@@ -17,16 +17,15 @@
 #ifndef CONCORD_REDUCE_XOPS64_GLSL
 #define CONCORD_REDUCE_XOPS64_GLSL
 
-#include "xf32.glsl"
-#include "xf64.glsl"
+#include "backend/common/xf32.glsl"
+#include "backend/common/xf64.glsl"
 #if defined(XMATH64)
-#include "xmath64.glsl"
-#include "xmath64_log.glsl"
+#include "backend/common/xmath64.glsl"
+#include "backend/common/xmath64_log.glsl"
 #endif
 
 #define A uint64_t
 #define AS f64
-#define XD_ONE 0x3ff0000000000000ul
 
 A ld_acc(uint64_t p, int64_t i) { return ld64(p, i); }
 void st_acc(uint64_t p, int64_t i, A v) { st64(p, i, v); }

@@ -1,4 +1,4 @@
-// shaders/xf64.glsl — float64 arithmetic on bits, in integer operations
+// backend/common/xf64.glsl — float64 arithmetic on bits, in integer operations
 // only: xf32.glsl's contract for doubles (include it after xf32.glsl).
 //
 // Why: Vulkan promises neither kept float64 subnormals (lavapipe reports no
@@ -27,6 +27,7 @@
 #define XD_SIGN 0x8000000000000000ul
 #define XD_ABS 0x7ffffffffffffffful
 #define XD_LOW32 0xfffffffful
+#define XD_ONE 0x3ff0000000000000ul
 
 bool xd_isnan(uint64_t a) { return (a & XD_ABS) > XD_INF; }
 bool xd_isinf(uint64_t a) { return (a & XD_ABS) == XD_INF; }
@@ -269,6 +270,20 @@ uint64_t xd_from_int64(int64_t v) {
   if (u == 0ul) return 0ul;
   const bool neg = xd_int64_neg(v);
   return xd_round(neg, neg ? 0ul - u : u, 0);
+}
+
+// float64 -> an integer type of [lo, hi] as backend/cpu/convert.h converts:
+// NaN -> 0, a <= lo -> lo, a >= hi + 1 -> hi, else truncated toward zero.
+// lo and hi + 1 are exact doubles for every integer dtype (hi + 1 = 2^63
+// for int64, where hi itself rounds up to it).
+int64_t xd_to_int64_sat(uint64_t a, int64_t lo, int64_t hi) {
+  if (xd_isnan(a)) return int64_t(0);
+  if (xd_le(a, xd_from_int64(lo))) return lo;
+  if (xd_le(xd_add(xd_from_int64(hi), XD_ONE), a)) return hi;
+  const int e = int((a >> 52) & 0x7fful) - 1075;  // |a| = m * 2^e
+  const uint64_t m = (a & 0x000ffffffffffffful) | 0x0010000000000000ul;
+  const uint64_t t = e >= 0 ? m << e : e > -53 ? m >> (-e) : 0ul;  // |a| < 2^63 here
+  return xd_sign(a) ? int64_t(0ul - t) : int64_t(t);
 }
 
 uint64_t xd_from_f32(uint f) {

@@ -1,4 +1,4 @@
-// shaders/xmath32_erf.glsl — the reproducible mode's float32 erf and gelu on
+// backend/common/xmath32_erf.glsl — the reproducible mode's float32 erf and gelu on
 // float32 BITS, with integer operations only: float64 inside through
 // xf64.glsl.
 //

@@ -1,4 +1,4 @@
-// shaders/xmath64.glsl — the reproducible mode's float64 exp, expm1, tanh and
+// backend/common/xmath64.glsl — the reproducible mode's float64 exp, expm1, tanh and
 // sigmoid on float64 BITS (a uint64_t), with integer operations only: the
 // CPU's src/backend/common/canon_f64.h, every double operation an xd_* call
 // (xf64.glsl) in the header's order, every fma an xd_fma, every branch a

@@ -1,4 +1,4 @@
-// shaders/xmath64_erf.glsl — the reproducible mode's float64 erf and gelu on
+// backend/common/xmath64_erf.glsl — the reproducible mode's float64 erf and gelu on
 // float64 BITS, with integer operations only: the CPU's
 // src/backend/common/canon_f64_erf.h, every double operation an xd_* call
 // (xf64.glsl) in the header's order, every fma an xd_fma, every branch a

@@ -1,4 +1,4 @@
-// shaders/xmath32.glsl — the CPU's float32 log, tanh, sigmoid, expm1, log1p
+// backend/common/xmath32.glsl — the CPU's float32 log, tanh, sigmoid, expm1, log1p
 // and log2 on float32 BITS, with integer operations only: float64 inside
 // through xf64.glsl.
 //
@@ -6,8 +6,8 @@
 //   uint xm_tanh(uint x)      vec_impl_math.h Tanh
 //   uint xm_sigmoid(uint x)   vec_impl_math.h Sigmoid
 //   uint xm_expm1(uint x), xm_log1p(uint x), xm_log2(uint x)
-//                             the mode's concord_expm1_f32 / log1p / log2
-//                             (backend/common/canon_explog.h)
+//                             the mode's concord_expm1_f32 / log1p / log2:
+//                             canon_explog.h's body (canon_explog.inc) on bits
 //   uint64_t xm_exp_d(uint64_t x), xm_expm1_d(uint64_t x)   the float64 helpers
 //
 // Why: the CPU computes these in float64 and rounds once (the last three as
@@ -54,11 +54,6 @@
 #define XM_A19 0x3fbaf286bca1af28ul
 #define XM_A17 0x3fbe1e1e1e1e1e1eul
 #define XM_A15 0x3fc1111111111111ul
-#define XM_SQRT2 0x3ff6a09e667f3bcdul  // 1.4142135623730951
-#define XM_HALF_LN2 0x3fd62e42fefa39eful  // 0.34657359027997264
-#define XM_D100 0x4059000000000000ul
-#define XM_LOG1P_LO 0xbfd2bec333018867ul  // -0.29289321881345248
-#define XM_LOG1P_HI 0x3fda827999fcef34ul  // 0.41421356237309515
 // The polynomials' coefficients, highest degree first, as one table that
 // xm_horner walks in a loop: a shader of one loop per polynomial, not of
 // dozens of inlined float64 emulations (pipeline creation on software
@@ -150,70 +145,21 @@ uint xm_log(uint x) {
   return xd_to_f32(xd_add(xd_mul(ed, XM_LN2), xd_mul(s, p)));
 }
 
-// canon_explog.h's concord_xl_expm1_small: r * (1 + r/2! + ... + r^12/13!).
-uint64_t xm_expm1_small(uint64_t r) { return xd_mul(r, xm_horner(r, 0, 12)); }  // 1/13!, ..., 1/2!, 1
-
-// e^x - 1: |x| clamped to 100, the small range directly, else
-// 2^n expm1(r) + (2^n - 1). The reduction is xm_reduce_ln2's (the same
-// constants; its s is canon_explog.h's 2^n from (int64)n + 1023).
-uint xm_expm1(uint x) {
-  if (xf_isnan(x)) return XF_NAN;
-  uint64_t w = xd_from_f32(x);
-  if (xd_lt(XM_D100, w)) w = XM_D100;
-  if (xd_lt(w, XM_D100 | XD_SIGN)) w = XM_D100 | XD_SIGN;
-  if (xd_lt(w, XM_HALF_LN2) && xd_lt(XM_HALF_LN2 | XD_SIGN, w)) return xd_to_f32(xm_expm1_small(w));
-  const XmReduced v = xm_reduce_ln2(w);
-  return xd_to_f32(xd_add(xd_mul(v.s, xm_expm1_small(v.r)), xd_sub(v.s, XM_ONE)));
-}
-
-// canon_explog.h's concord_xl_atanh2_poly: 2 atanh(s) / s in z = s^2.
-uint64_t xm_atanh2_poly(uint64_t z) { return xm_horner(z, 14, 9); }  // 2/19, ..., 2/3, 2
-
-// canon_explog.h's concord_xl_reduce_log for a positive finite normal double
-// u = 2^e m, m in [sqrt2/2, sqrt2]: s = (m - 1) / (m + 1), and e as a double
-// (exact: the SHIFT trick, as (double)e).
-struct XmLogReduced {
-  uint64_t s, e;
-};
-XmLogReduced xm_reduce_log(uint64_t u) {
-  int k = int((u >> 52) & 0x7fful) - 1023;
-  uint64_t m = (u & 0x000ffffffffffffful) | 0x3ff0000000000000ul;
-  if (xd_lt(XM_SQRT2, m)) {
-    m = xd_mul(m, XM_INV2);
-    k = k + 1;
-  }
-  XmLogReduced v;
-  v.s = xd_div(xd_sub(m, XM_ONE), xd_add(m, XM_ONE));
-  v.e = xd_sub(uint64_t(int64_t(XM_SHIFT) + int64_t(k)), XM_SHIFT);
-  return v;
-}
-
-// ln(1 + x): 2 atanh(x / (2 + x)) near 0 (keeps -0 and tiny x), else the
-// reduction of 1 + x (exact in double for the floats that get there).
-uint xm_log1p(uint x) {
-  if (xf_isnan(x)) return XF_NAN;
-  if (xf_lt(x, XF_SIGN | 0x3f800000u)) return XF_NAN;  // x < -1, -inf included
-  if (x == (XF_SIGN | 0x3f800000u)) return XF_SIGN | XF_INF;
-  if (x == XF_INF) return XF_INF;
-  const uint64_t w = xd_from_f32(x);
-  if (xd_lt(XM_LOG1P_LO, w) && xd_lt(w, XM_LOG1P_HI)) {
-    const uint64_t s = xd_div(w, xd_add(XM_TWO, w));
-    return xd_to_f32(xd_mul(s, xm_atanh2_poly(xd_mul(s, s))));
-  }
-  const XmLogReduced v = xm_reduce_log(xd_add(XM_ONE, w));
-  const uint64_t l = xd_mul(v.s, xm_atanh2_poly(xd_mul(v.s, v.s)));
-  return xd_to_f32(xd_add(xd_mul(v.e, XM_LN2HI), xd_add(xd_mul(v.e, XM_LN2LO), l)));
-}
-
-// log2(x) = e + 2 atanh(s) log2(e); float subnormals are normal doubles.
-uint xm_log2(uint x) {
-  if (xf_isnan(x)) return XF_NAN;
-  if (xf_iszero(x)) return XF_SIGN | XF_INF;  // before the sign test: log2(-0) = -inf
-  if ((x & XF_SIGN) != 0u) return XF_NAN;
-  if (x == XF_INF) return XF_INF;
-  const XmLogReduced v = xm_reduce_log(xd_from_f32(x));
-  const uint64_t l = xd_mul(v.s, xm_atanh2_poly(xd_mul(v.s, v.s)));
-  return xd_to_f32(xd_add(v.e, xd_mul(l, XM_LOG2E)));
-}
+// The mode's expm1, log1p and log2 (uint xm_expm1(uint x), xm_log1p,
+// xm_log2; also xm_expm1_small, which xmath32_erf.glsl uses): canon_explog.h's
+// one body, canon_explog.inc, on the doubles' bits.
+#define CONCORD_NUM_BITS 1
+#include "backend/common/canon_num.h"
+#define CN_XL_COEF xm_xl_coef
+#define CN_XL_HORNER xm_xl_horner
+#define CN_XL_EXPM1_SMALL xm_expm1_small
+#define CN_XL_ATANH2_POLY xm_atanh2_poly
+#define CN_XL_LOGRED XmLogReduced
+#define CN_XL_REDUCE_LOG xm_reduce_log
+#define CN_XL_EXPM1 xm_expm1
+#define CN_XL_LOG1P xm_log1p
+#define CN_XL_LOG2 xm_log2
+#include "backend/common/canon_explog.inc"
+#undef CONCORD_NUM_BITS
 
 #endif

@@ -1,4 +1,4 @@
-// shaders/xmath64_pow.glsl — the reproducible mode's float64 pow and atan2
+// backend/common/xmath64_pow.glsl — the reproducible mode's float64 pow and atan2
 // on float64 BITS, with integer operations only: the CPU's
 // src/backend/common/canon_pow_f64.h, every double operation an xd_* call
 // (xf64.glsl) in the header's order, every fma an xd_fma, every branch a

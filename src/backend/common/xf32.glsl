@@ -1,4 +1,4 @@
-// shaders/xf32.glsl — float32 arithmetic on bits, in integer operations
+// backend/common/xf32.glsl — float32 arithmetic on bits, in integer operations
 // only: the reproducible mode's "_x" shader variants.
 //
 // Why: Vulkan lets a device flush float32 subnormals in any float instruction

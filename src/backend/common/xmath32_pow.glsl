@@ -1,4 +1,4 @@
-// shaders/xmath32_pow.glsl — the reproducible mode's float32 pow and atan2
+// backend/common/xmath32_pow.glsl — the reproducible mode's float32 pow and atan2
 // on float32 BITS, with integer operations only: float64 inside through
 // xf64.glsl.
 //

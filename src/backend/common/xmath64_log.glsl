@@ -1,4 +1,4 @@
-// shaders/xmath64_log.glsl — the reproducible mode's float64 log, log1p and
+// backend/common/xmath64_log.glsl — the reproducible mode's float64 log, log1p and
 // log2 on float64 BITS, with integer operations only: the CPU's
 // src/backend/common/canon_f64_log.h, every double operation an xd_* call
 // (xf64.glsl) in the header's order, every branch a compare on bits.

@@ -1,4 +1,4 @@
-// shaders/xmath64_trig.glsl — the reproducible mode's float64 sin, cos and tan
+// backend/common/xmath64_trig.glsl — the reproducible mode's float64 sin, cos and tan
 // on float64 BITS, with integer operations only: the CPU's
 // src/backend/common/canon_trig_f64.h, every double operation an xd_* call
 // (xf64.glsl) in the header's order, every fma an xd_fma, every branch a

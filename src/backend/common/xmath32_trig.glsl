@@ -1,4 +1,4 @@
-// shaders/xmath32_trig.glsl — the reproducible mode's float32 sin, cos and tan
+// backend/common/xmath32_trig.glsl — the reproducible mode's float32 sin, cos and tan
 // on float32 BITS, with integer operations only: float64 inside through
 // xf64.glsl.
 //

@@ -1,0 +1,102 @@
+/* The arithmetic kit of the shared algorithms: one algorithm body
+ * (common/*.inc) written over these macros compiles to native float/double
+ * arithmetic (the CPU; OpenCL with float64) or to the integer-only
+ * arithmetic on bits of xf32.glsl / xf64.glsl (Vulkan's "_x" variants;
+ * OpenCL without float64; the C++ tests of both), with the same operations
+ * in the same order, hence the same bits.
+ *
+ * Select the kit before including a body: CONCORD_NUM_BITS 1 (bits; after
+ * xf32.glsl and xf64.glsl) or 0 (native; needs CONCORD_CANON_F64). Each
+ * body names its functions through macros its wrapper defines, and undefines
+ * what it defined, so one translation unit may hold both instantiations.
+ *
+ *   CN_F / CN_D             a float32 / float64 value (float, double; or uint,
+ *                           uint64_t bits)
+ *   CN_K(bits)              a float64 constant, written as its bits
+ *   CN_ADD/SUB/MUL/DIV(a, b)  IEEE double + - * / (two roundings for a*b+c:
+ *                           contraction is off on every side)
+ *   CN_LT(a, b)             a < b (false with a NaN)
+ *   CN_NEG(a)               -a
+ *   CN_D_FROM_F(x), CN_F_FROM_D(d)  float32 <-> float64 (exact / nearest even)
+ *   CN_D_FROM_INT(k)        an int, exactly
+ *   CN_D_BITS(d), CN_D_OF_BITS(u)   the bits of a double and back
+ *   CN_F_ISNAN(x), CN_F_ISZERO(x)  float32 NaN / +-0 tests
+ *   CN_F_NAN(x)             the NaN result for input x
+ *                           (x + x natively, the canonical NaN on bits)
+ *   CN_F_LT(a, b), CN_F_EQ_BITS(x, u)  float32 compare; x has exactly the bits u
+ *   CN_F_OF_BITS(u)         a float32 constant from its bits
+ *
+ * Example (a body):
+ *   CONCORD_FN CN_F CN_TWICE(CN_F x) { return CN_F_FROM_D(CN_ADD(CN_D_FROM_F(x), CN_D_FROM_F(x))); }
+ */
+#ifndef CONCORD_CANON_NUM_H
+#define CONCORD_CANON_NUM_H
+#ifndef __OPENCL_VERSION__
+#include "backend/common/canon_base.h"
+#endif
+#endif
+
+#undef CN_F
+#undef CN_D
+#undef CN_K
+#undef CN_ADD
+#undef CN_SUB
+#undef CN_MUL
+#undef CN_DIV
+#undef CN_LT
+#undef CN_NEG
+#undef CN_D_FROM_F
+#undef CN_F_FROM_D
+#undef CN_D_FROM_INT
+#undef CN_D_BITS
+#undef CN_D_OF_BITS
+#undef CN_F_ISNAN
+#undef CN_F_ISZERO
+#undef CN_F_NAN
+#undef CN_F_LT
+#undef CN_F_EQ_BITS
+#undef CN_F_OF_BITS
+
+#if CONCORD_NUM_BITS
+#define CN_F uint
+#define CN_D uint64_t
+#define CN_K(bits) (bits)
+#define CN_ADD(a, b) xd_add(a, b)
+#define CN_SUB(a, b) xd_sub(a, b)
+#define CN_MUL(a, b) xd_mul(a, b)
+#define CN_DIV(a, b) xd_div(a, b)
+#define CN_LT(a, b) xd_lt(a, b)
+#define CN_NEG(a) xd_neg(a)
+#define CN_D_FROM_F(x) xd_from_f32(x)
+#define CN_F_FROM_D(d) xd_to_f32(d)
+#define CN_D_FROM_INT(k) xd_from_int64(int64_t(k))
+#define CN_D_BITS(d) (d)
+#define CN_D_OF_BITS(u) (u)
+#define CN_F_ISNAN(x) xf_isnan(x)
+#define CN_F_ISZERO(x) xf_iszero(x)
+#define CN_F_NAN(x) XF_NAN
+#define CN_F_LT(a, b) xf_lt(a, b)
+#define CN_F_EQ_BITS(x, u) ((x) == (u))
+#define CN_F_OF_BITS(u) (u)
+#else
+#define CN_F float
+#define CN_D double
+#define CN_K(bits) concord_bits_f64(bits)
+#define CN_ADD(a, b) ((a) + (b))
+#define CN_SUB(a, b) ((a) - (b))
+#define CN_MUL(a, b) ((a) * (b))
+#define CN_DIV(a, b) ((a) / (b))
+#define CN_LT(a, b) ((a) < (b))
+#define CN_NEG(a) (-(a))
+#define CN_D_FROM_F(x) ((double)(x))
+#define CN_F_FROM_D(d) ((float)(d))
+#define CN_D_FROM_INT(k) ((double)(k))
+#define CN_D_BITS(d) concord_f64_bits(d)
+#define CN_D_OF_BITS(u) concord_bits_f64(u)
+#define CN_F_ISNAN(x) ((x) != (x))
+#define CN_F_ISZERO(x) ((x) == 0.0f)
+#define CN_F_NAN(x) ((x) + (x))
+#define CN_F_LT(a, b) ((a) < (b))
+#define CN_F_EQ_BITS(x, u) (concord_f32_bits(x) == (u))
+#define CN_F_OF_BITS(u) concord_bits_f32(u)
+#endif
