@@ -46,6 +46,15 @@
 #define CN_XL_LOG1P concord_log1p_f32
 #define CN_XL_LOG2 concord_log2_f32
 #include "backend/common/canon_explog.inc"
+#undef CN_XL_COEF
+#undef CN_XL_HORNER
+#undef CN_XL_EXPM1_SMALL
+#undef CN_XL_ATANH2_POLY
+#undef CN_XL_LOGRED
+#undef CN_XL_REDUCE_LOG
+#undef CN_XL_EXPM1
+#undef CN_XL_LOG1P
+#undef CN_XL_LOG2
 #undef CONCORD_NUM_BITS
 #endif /* CONCORD_CANON_F64 */
 

@@ -1,6 +1,8 @@
 /* float32 erf and gelu of the reproducible mode (and the double erf / erfc
- * they are built on), written once for the CPU (C++) and OpenCL C (see
- * canon_base.h for the portable subset).
+ * they are built on), written once (canon_explog_erf.inc, over canon_num.h's
+ * kit) for the CPU (C++), OpenCL C and, on the doubles' bits, Vulkan and
+ * OpenCL without float64 (xmath32_erf.glsl's xm_erf, xm_gelu, xm_erf_d,
+ * xm_erfc_d: the same body).
  *
  *   double concord_erf_d(double x)     erf(x)
  *   double concord_erfc_d(double z)    erfc(z); 0 for z >= 26 (erfc(26)
@@ -39,109 +41,30 @@
 #endif
 
 #if CONCORD_CANON_F64
-
-#define CONCORD_ERF_2_SQRTPI 1.1283791670955126
-#define CONCORD_ERF_1_SQRTPI 0.5641895835477563
-#define CONCORD_ERF_INV_SQRT2 0.7071067811865476
-
-/* e^-a for 0 <= a <= 700: a = n ln2 - r, e^-a = 2^-n e^r, e^r = 1 + expm1(r)
- * by canon_explog.h's polynomial (|r| <= ln2/2: truncated below 2e-17). */
-static inline double concord_erf_exp_neg(double a) {
-  CONCORD_NO_CONTRACT
-  const double t = a * concord_bits_f64(CONCORD_XL_LOG2E) + concord_bits_f64(CONCORD_XL_SHIFT);
-  const double n = t - concord_bits_f64(CONCORD_XL_SHIFT);
-  const double r = (n * concord_bits_f64(CONCORD_XL_LN2_HI) - a) + n * concord_bits_f64(CONCORD_XL_LN2_LO);
-  const double q = concord_xl_expm1_small(r) + 1.0;
-  return q * concord_bits_f64((concord_u64)(1023 - (concord_i64)n) << 52);
-}
-
-/* e^(-x^2) for 0 <= x <= 26: x^2 = hi + lo exactly, the rounding of x^2
- * alone would cost up to x^2 * 1.1e-16 relative. */
-static inline double concord_erf_gauss(double x) {
-  CONCORD_NO_CONTRACT
-  const double hi = x * x;
-  const double lo = CONCORD_FMA_F64(x, x, -hi);
-  return concord_erf_exp_neg(hi) * (1.0 - lo);
-}
-
-/* 1 / (2n+1)!! for n = 0..32, correctly rounded. */
-CONCORD_TABLE double concord_erf_odd_fact_inv[33] = {
-    1.0, 0.3333333333333333, 0.06666666666666667, 0.009523809523809525, 0.0010582010582010583,
-    9.62000962000962e-05, 7.4000074000074e-06, 4.9333382666716e-07, 2.901963686277412e-08,
-    1.5273493085670588e-09, 7.273091945557423e-11, 3.1622138893727926e-12, 1.264885555749117e-13,
-    4.684761317589322e-15, 1.6154349370997664e-16, 5.211080442257311e-18, 1.5791152855325184e-19,
-    4.5117579586643385e-21, 1.2193940428822536e-22, 3.1266513920057783e-24, 7.625979004892143e-26,
-    1.7734834895098008e-27, 3.9410744211328905e-29, 8.38526472581466e-31, 1.7112785154723796e-32,
-    3.3554480695536855e-34, 6.33103409349752e-36, 1.1510971079086399e-37, 2.019468610366035e-39,
-    3.4228281531627713e-41, 5.611193693709461e-43, 8.906656656681684e-45, 1.3702548702587206e-46};
-
-/* erf(x) for 0 <= x < 2 (the positive series, Horner in t = 2x^2 with a
- * term count that keeps the dropped tail below 1e-18 relative). */
-static inline double concord_erf_series(double x) {
-  CONCORD_NO_CONTRACT
-  const int n_terms = x < 0.5 ? 12 : x < 1.0 ? 20 : x < 1.5 ? 26 : 32;
-  const double t = 2.0 * x * x;
-  double s = concord_erf_odd_fact_inv[n_terms];
-  int n;
-  for (n = n_terms - 1; n >= 0; --n) s = s * t + concord_erf_odd_fact_inv[n];
-  return CONCORD_ERF_2_SQRTPI * x * concord_erf_gauss(x) * s;
-}
-
-/* erfc(x) for 2 <= x < 26 (the continued fraction, its depth set for < 2e-16
- * relative). The tail below the last level starts at its fixed point
- * f = x + (depth + 1) / (2f), which saves a third of the levels. */
-static inline double concord_erf_fraction(double x) {
-  CONCORD_NO_CONTRACT
-  const int depth = x < 2.5 ? 44 : x < 3.0 ? 30 : x < 4.0 ? 24 : x < 6.0 ? 16 : 12;
-  double f = 0.5 * (x + CONCORD_SQRT_F64(x * x + (double)(2 * depth + 2)));
-  int n;
-  for (n = depth; n >= 1; --n) f = x + (0.5 * (double)n) / f;
-  return CONCORD_ERF_1_SQRTPI * concord_erf_gauss(x) / f;
-}
-
-static inline double concord_erfc_d(double z) {
-  CONCORD_NO_CONTRACT
-  if (z != z) return z + z;
-  if (z < 0.0) {
-    const double a = -z;
-    if (a < 2.0) return 1.0 + concord_erf_series(a);
-    if (a < 6.0) return 2.0 - concord_erf_fraction(a);
-    return 2.0; /* erfc(-6) = 2 - 2e-17 rounds to 2 */
-  }
-  if (z < 2.0) return 1.0 - concord_erf_series(z);
-  if (z < 26.0) return concord_erf_fraction(z);
-  return 0.0;
-}
-
-static inline double concord_erf_d(double x) {
-  CONCORD_NO_CONTRACT
-  if (x != x) return x + x;
-  const int neg = (int)(concord_f64_bits(x) >> 63); /* keeps erf(-0) = -0 */
-  const double a = neg ? -x : x;
-  double r;
-  if (a < 2.0) r = concord_erf_series(a);
-  else if (a < 6.0) r = 1.0 - concord_erf_fraction(a);
-  else r = 1.0; /* erf(6) = 1 - 2e-17 rounds to 1 */
-  return neg ? -r : r;
-}
-
-static inline float concord_erf_f32(float x) {
-  CONCORD_NO_CONTRACT
-  if (x != x) return x + x;
-  return (float)concord_erf_d((double)x);
-}
-
-/* z = -x/sqrt2 in double: its rounding moves erfc by ~2z^2 * 1.1e-16 relative,
- * far below a float ULP down to the underflow of the result. */
-static inline float concord_gelu_f32(float x) {
-  CONCORD_NO_CONTRACT
-  if (x != x) return x + x;
-  if (x == concord_bits_f32(0x7f800000u)) return x;
-  if (x == concord_bits_f32(0xff800000u)) return concord_bits_f32(0x80000000u);
-  const double w = (double)x;
-  return (float)(w * 0.5 * concord_erfc_d(-w * CONCORD_ERF_INV_SQRT2));
-}
-
+#define CONCORD_NUM_BITS 0
+#include "backend/common/canon_num.h"
+#define CN_XL_EXPM1_SMALL concord_xl_expm1_small
+#define CN_ERF_COEF concord_erf_odd_fact_inv
+#define CN_ERF_EXP_NEG concord_erf_exp_neg
+#define CN_ERF_GAUSS concord_erf_gauss
+#define CN_ERF_SERIES concord_erf_series
+#define CN_ERF_FRACTION concord_erf_fraction
+#define CN_ERFC_D concord_erfc_d
+#define CN_ERF_D concord_erf_d
+#define CN_ERF_F32 concord_erf_f32
+#define CN_GELU_F32 concord_gelu_f32
+#include "backend/common/canon_explog_erf.inc"
+#undef CN_XL_EXPM1_SMALL
+#undef CN_ERF_COEF
+#undef CN_ERF_EXP_NEG
+#undef CN_ERF_GAUSS
+#undef CN_ERF_SERIES
+#undef CN_ERF_FRACTION
+#undef CN_ERFC_D
+#undef CN_ERF_D
+#undef CN_ERF_F32
+#undef CN_GELU_F32
+#undef CONCORD_NUM_BITS
 #endif /* CONCORD_CANON_F64 */
 
 #endif /* CONCORD_CANON_EXPLOG_ERF_H */

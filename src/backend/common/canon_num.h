@@ -1,5 +1,5 @@
 /* The arithmetic kit of the shared algorithms: one algorithm body
- * (common/*.inc) written over these macros compiles to native float/double
+ * (a common/<name>.inc) written over these macros compiles to native float/double
  * arithmetic (the CPU; OpenCL with float64) or to the integer-only
  * arithmetic on bits of xf32.glsl / xf64.glsl (Vulkan's "_x" variants;
  * OpenCL without float64; the C++ tests of both), with the same operations
@@ -15,8 +15,11 @@
  *   CN_K(bits)              a float64 constant, written as its bits
  *   CN_ADD/SUB/MUL/DIV(a, b)  IEEE double + - * / (two roundings for a*b+c:
  *                           contraction is off on every side)
+ *   CN_FMA(a, b, c), CN_SQRT(a)     IEEE fma (one rounding) and square root
  *   CN_LT(a, b)             a < b (false with a NaN)
  *   CN_NEG(a)               -a
+ *   CN_D_ISNAN(d), CN_D_NAN(d), CN_D_SIGNBIT(d)  NaN test, the NaN result
+ *                           for d, the sign bit (1 for -0)
  *   CN_D_FROM_F(x), CN_F_FROM_D(d)  float32 <-> float64 (exact / nearest even)
  *   CN_D_FROM_INT(k)        an int, exactly
  *   CN_D_BITS(d), CN_D_OF_BITS(u)   the bits of a double and back
@@ -44,6 +47,11 @@
 #undef CN_MUL
 #undef CN_DIV
 #undef CN_LT
+#undef CN_D_SIGNBIT
+#undef CN_D_NAN
+#undef CN_D_ISNAN
+#undef CN_SQRT
+#undef CN_FMA
 #undef CN_NEG
 #undef CN_D_FROM_F
 #undef CN_F_FROM_D
@@ -66,6 +74,11 @@
 #define CN_MUL(a, b) xd_mul(a, b)
 #define CN_DIV(a, b) xd_div(a, b)
 #define CN_LT(a, b) xd_lt(a, b)
+#define CN_FMA(a, b, c) xd_fma(a, b, c)
+#define CN_SQRT(a) xd_sqrt(a)
+#define CN_D_ISNAN(d) xd_isnan(d)
+#define CN_D_NAN(d) XD_NAN
+#define CN_D_SIGNBIT(d) (xd_sign(d) ? 1 : 0)
 #define CN_NEG(a) xd_neg(a)
 #define CN_D_FROM_F(x) xd_from_f32(x)
 #define CN_F_FROM_D(d) xd_to_f32(d)
@@ -87,6 +100,11 @@
 #define CN_MUL(a, b) ((a) * (b))
 #define CN_DIV(a, b) ((a) / (b))
 #define CN_LT(a, b) ((a) < (b))
+#define CN_FMA(a, b, c) CONCORD_FMA_F64(a, b, c)
+#define CN_SQRT(a) CONCORD_SQRT_F64(a)
+#define CN_D_ISNAN(d) ((d) != (d))
+#define CN_D_NAN(d) ((d) + (d))
+#define CN_D_SIGNBIT(d) CONCORD_TO_I32(concord_f64_bits(d) >> 63)
 #define CN_NEG(a) (-(a))
 #define CN_D_FROM_F(x) ((double)(x))
 #define CN_F_FROM_D(d) ((float)(d))

@@ -160,6 +160,15 @@ uint xm_log(uint x) {
 #define CN_XL_LOG1P xm_log1p
 #define CN_XL_LOG2 xm_log2
 #include "backend/common/canon_explog.inc"
+#undef CN_XL_COEF
+#undef CN_XL_HORNER
+#undef CN_XL_EXPM1_SMALL
+#undef CN_XL_ATANH2_POLY
+#undef CN_XL_LOGRED
+#undef CN_XL_REDUCE_LOG
+#undef CN_XL_EXPM1
+#undef CN_XL_LOG1P
+#undef CN_XL_LOG2
 #undef CONCORD_NUM_BITS
 
 #endif
