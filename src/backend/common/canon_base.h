@@ -31,6 +31,7 @@
  *                                     CONCORD_TABLE double t[4] = {...};
  *   CONCORD_TABLE_U64(name, n, LIST)  a file-scope table of n 64-bit constants,
  *                                     LIST a macro of the comma-separated values
+ *   CONCORD_TABLE_U32(name, n, LIST)  the same of 32-bit constants
  *   CONCORD_FN                        `static inline` (nothing in GLSL)
  *   CONCORD_PRECISE                   GLSL's `precise` (nothing elsewhere)
  *   CONCORD_STRUCT(name) { ... };     a struct usable as `name` in every language
@@ -73,6 +74,7 @@
 #define CONCORD_TO_F64(x) double(x)
 #define CONCORD_TABLE const
 #define CONCORD_TABLE_U64(name, n, list) const uint64_t name[n] = uint64_t[n](list)
+#define CONCORD_TABLE_U32(name, n, list) const uint name[n] = uint[n](list)
 int concord_clz32(uint x) { return 31 - findMSB(x); }
 int concord_clz64(uint64_t x) {
   const uint hi = uint(x >> 32);
@@ -87,6 +89,7 @@ int concord_clz64(uint64_t x) {
 #else
 #define CONCORD_GLSL 0
 #define CONCORD_TABLE_U64(name, n, list) CONCORD_TABLE concord_u64 name[n] = {list}
+#define CONCORD_TABLE_U32(name, n, list) CONCORD_TABLE concord_u32 name[n] = {list}
 #define CONCORD_FN static inline
 #define CONCORD_PRECISE
 #define CONCORD_STRUCT(name) \

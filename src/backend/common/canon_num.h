@@ -27,7 +27,10 @@
  *   CN_F_NAN(x)             the NaN result for input x
  *                           (x + x natively, the canonical NaN on bits)
  *   CN_F_LT(a, b), CN_F_EQ_BITS(x, u)  float32 compare; x has exactly the bits u
- *   CN_F_OF_BITS(u)         a float32 constant from its bits
+ *   CN_F_OF_BITS(u), CN_F_BITS(x)   a float32 from its bits, and its bits
+ *   CN_F_NONFINITE(x), CN_F_INVALID(x)  inf or NaN; the NaN result of an
+ *                           invalid operation on x (x - x natively, the
+ *                           canonical NaN on bits)
  *
  * Example (a body):
  *   CONCORD_FN CN_F CN_TWICE(CN_F x) { return CN_F_FROM_D(CN_ADD(CN_D_FROM_F(x), CN_D_FROM_F(x))); }
@@ -64,6 +67,9 @@
 #undef CN_F_LT
 #undef CN_F_EQ_BITS
 #undef CN_F_OF_BITS
+#undef CN_F_BITS
+#undef CN_F_NONFINITE
+#undef CN_F_INVALID
 
 #if CONCORD_NUM_BITS
 #define CN_F uint
@@ -91,6 +97,9 @@
 #define CN_F_LT(a, b) xf_lt(a, b)
 #define CN_F_EQ_BITS(x, u) ((x) == (u))
 #define CN_F_OF_BITS(u) (u)
+#define CN_F_BITS(x) (x)
+#define CN_F_NONFINITE(x) (((x) & 0x7f800000u) == 0x7f800000u)
+#define CN_F_INVALID(x) XF_NAN
 #else
 #define CN_F float
 #define CN_D double
@@ -117,4 +126,7 @@
 #define CN_F_LT(a, b) ((a) < (b))
 #define CN_F_EQ_BITS(x, u) (concord_f32_bits(x) == (u))
 #define CN_F_OF_BITS(u) concord_bits_f32(u)
+#define CN_F_BITS(x) concord_f32_bits(x)
+#define CN_F_NONFINITE(x) (!((x) - (x) == 0.0f))
+#define CN_F_INVALID(x) ((x) - (x))
 #endif
