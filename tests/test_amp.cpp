@@ -91,7 +91,8 @@ std::map<std::string, Runner> runners() {
   using B = Tensor (*)(const Operand&, const Operand&);
   const std::map<std::string, B> binary = {
       {"add", add}, {"sub", sub}, {"mul", mul}, {"div", div}, {"pow", pow}, {"maximum", maximum},
-      {"minimum", minimum}, {"remainder", remainder}, {"floor_divide", floor_divide}, {"atan2", atan2}, {"eq", eq}, {"ne", ne}, {"lt", lt},
+      {"minimum", minimum}, {"remainder", remainder}, {"floor_divide", floor_divide}, {"atan2", atan2},
+      {"hypot", hypot}, {"logaddexp", logaddexp}, {"copysign", copysign}, {"nextafter", nextafter}, {"eq", eq}, {"ne", ne}, {"lt", lt},
       {"le", le}, {"gt", gt}, {"ge", ge}, {"logical_and", logical_and}, {"logical_or", logical_or},
       {"logical_xor", logical_xor}};
   for (const auto& [n, f] : binary)

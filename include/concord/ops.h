@@ -123,6 +123,25 @@ Tensor remainder(const Operand& a, const Operand& b);           // sign of the d
 //   floor_divide(-7, 2) -> -4;  floor_divide(7.5, -2) -> -4.0
 Tensor floor_divide(const Operand& a, const Operand& b);
 Tensor atan2(const Operand& a, const Operand& b);
+// hypot, logaddexp, copysign and nextafter are the same bits on every device,
+// in both modes (one body for every backend, backend/common/canon_ops.inc);
+// integers promote to float32, float16/bfloat16 compute in float32.
+// hypot: sqrt(a² + b²) without overflow or underflow, correctly rounded in
+// practice; an infinity in either gives +inf, even with a NaN in the other.
+//   hypot(3, 4) -> 5.0;  hypot(1e300, 1e300) -> 1.4142e300
+Tensor hypot(const Operand& a, const Operand& b);
+// logaddexp: ln(eᵃ + eᵇ) without overflow; correctly rounded in practice in
+// float32; in float64 within 1.5 ulp of |max(a, b)| + ln(1 + e^-|a-b|) (near a
+// zero result, a and b both near -ln 2, the function is ill-conditioned).
+//   logaddexp(0, 0) -> 0.6931472;  logaddexp(1000, 1000) -> 1000.6931
+Tensor logaddexp(const Operand& a, const Operand& b);
+// copysign: |a| with b's sign bit (-0.0 and a NaN's sign count).
+//   copysign(3, -0.0) -> -3.0
+Tensor copysign(const Operand& a, const Operand& b);
+// nextafter: the next value after a toward b in a's own dtype (a float16's
+// neighbour is a float16's); b when a == b; from ±0 the smallest subnormal.
+//   nextafter(1.0, 2.0) in float32 -> 1.0000001;  in float16 -> 1.0009766
+Tensor nextafter(const Operand& a, const Operand& b);
 Tensor eq(const Operand& a, const Operand& b);                  // bool results
 Tensor ne(const Operand& a, const Operand& b);
 Tensor lt(const Operand& a, const Operand& b);

@@ -75,6 +75,10 @@
   X(remainder,     binary,    2,  numeric,  same,     none,    rounded,        dom2(-100, 100, 1, 9))    \
   X(floor_divide,  binary,    2,  numeric,  same,     none,    rounded,        dom2(-100, 100, -9, 9))   \
   X(atan2,         binary,    2,  floating, floating, none,    ulp(4),         dom(-5, 5))               \
+  X(hypot,         binary,    2,  floating, floating, none,    rounded,        dom(-100, 100))           \
+  X(logaddexp,     binary,    2,  floating, floating, none,    ulp(4),         dom(-20, 20))             \
+  X(copysign,      binary,    2,  floating, floating, none,    exact,          dom(-10, 10))             \
+  X(nextafter,     binary,    2,  floating, floating, none,    exact,          dom(-5, 5))               \
   X(eq,            binary,    2,  all,      boolean,  none,    exact,          dom(-3, 3))               \
   X(ne,            binary,    2,  all,      boolean,  none,    exact,          dom(-3, 3))               \
   X(lt,            binary,    2,  all,      boolean,  none,    exact,          dom(-3, 3))               \

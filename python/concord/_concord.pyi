@@ -279,6 +279,26 @@ def atan2(input: object, other: object) -> object:
     concord.atan2: the library's atan2 (semantics, promotion and errors as concord/ops.h; the report counts it).
     """
 
+def hypot(input: object, other: object) -> object:
+    """
+    concord.hypot: the library's hypot (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def logaddexp(input: object, other: object) -> object:
+    """
+    concord.logaddexp: the library's logaddexp (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def copysign(input: object, other: object) -> object:
+    """
+    concord.copysign: the library's copysign (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
+def nextafter(input: object, other: object) -> object:
+    """
+    concord.nextafter: the library's nextafter (semantics, promotion and errors as concord/ops.h; the report counts it).
+    """
+
 def eq(input: object, other: object) -> object:
     """
     concord.eq: the library's eq (semantics, promotion and errors as concord/ops.h; the report counts it).

@@ -101,6 +101,10 @@ Tensor minimum(const Operand& a, const Operand& b) { return binary_op(OpId::mini
 Tensor remainder(const Operand& a, const Operand& b) { return binary_op(OpId::remainder, a, b); }
 Tensor floor_divide(const Operand& a, const Operand& b) { return binary_op(OpId::floor_divide, a, b); }
 Tensor atan2(const Operand& a, const Operand& b) { return binary_op(OpId::atan2, a, b); }
+Tensor hypot(const Operand& a, const Operand& b) { return binary_op(OpId::hypot, a, b); }
+Tensor logaddexp(const Operand& a, const Operand& b) { return binary_op(OpId::logaddexp, a, b); }
+Tensor copysign(const Operand& a, const Operand& b) { return binary_op(OpId::copysign, a, b); }
+Tensor nextafter(const Operand& a, const Operand& b) { return binary_op(OpId::nextafter, a, b); }
 Tensor eq(const Operand& a, const Operand& b) { return binary_op(OpId::eq, a, b); }
 Tensor ne(const Operand& a, const Operand& b) { return binary_op(OpId::ne, a, b); }
 Tensor lt(const Operand& a, const Operand& b) { return binary_op(OpId::lt, a, b); }

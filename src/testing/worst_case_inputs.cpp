@@ -210,6 +210,13 @@ long double worst_case_reference(OpId op, long double x, long double y) {
     case OpId::div: return x / y;
     case OpId::pow: return std::pow(x, y);
     case OpId::atan2: return std::atan2(x, y);
+    case OpId::hypot: return std::isinf(x) || std::isinf(y) ? HUGE_VALL : std::hypot(x, y);
+    case OpId::logaddexp: {
+      if (std::isnan(x) || std::isnan(y)) return x + y;
+      if (x == y && std::isinf(x)) return x;
+      const long double m = std::max(x, y);
+      return m + std::log1p(std::exp(-std::fabs(x - y)));
+    }
     case OpId::remainder: {  // Python's %: the sign of the divisor (fmod is exact)
       if (std::isinf(y) && std::isfinite(x)) return (x == 0 || (x < 0) == (y < 0)) ? x : y;
       long double m = std::fmod(x, y);

@@ -95,6 +95,12 @@ const std::vector<Deviation>& known_deviations() {
       {"integer_addmm_fractional_beta",
        [](const Case& c) { return c.op == "addmm" && first_is(c, integral) && c.param("beta").find('.') != std::string::npos; },
        nullptr},
+      {"float_ops_integer",
+       [](const Case& c) {
+         return (c.op == "hypot" || c.op == "logaddexp" || c.op == "nextafter") && c.torch_error.has_value() &&
+                first_is(c, integral);
+       },
+       nullptr},
       {"matrix_norm_2_nonfinite",
        [](const Case& c) { return c.op == "matrix_norm" && c.param("ord") == "2" && c.torch_error.has_value(); }, nullptr},
       // assert_close's message: judged by the suite's message comparison itself.
@@ -106,7 +112,11 @@ const std::vector<Deviation>& known_deviations() {
 }
 
 const std::vector<std::string>& open_defects() {
-  static const std::vector<std::string> keys = {};
+  // log_softmax in float64: log(s) of s = 1 + (the other terms) rounds s
+  // first, so an element near the max (result near 0) is off by ~u / |result|
+  // relative (24 ulp on -0.0415); PyTorch's matches the float64 reference.
+  // Fix: log1p of the other terms' sum, in every backend's blocked order.
+  static const std::vector<std::string> keys = {"log_softmax.float64"};
   return keys;
 }
 

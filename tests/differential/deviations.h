@@ -25,7 +25,7 @@ const std::vector<Deviation>& known_deviations();
 
 
 // Case keys (the id without its trailing ".N") of open defects: concord is
-// wrong there and the fix is not built yet (none at present). Their cases
+// wrong there and the fix is not built yet (see the list). Their cases
 // are reported as such on every device, not counted as failures; on cpu a
 // listed key that agrees with PyTorch fails the suite, so the list cannot go stale.
 const std::vector<std::string>& open_defects();

@@ -19,7 +19,9 @@ Record format (whitespace separated, one item per line):
 Exit status 3 (with the reason on stderr) when torch or numpy cannot be imported.
 """
 import math
+import os
 import random
+import re
 import struct
 import sys
 
@@ -146,14 +148,22 @@ def cat_dims(p):
     return [] if d in (None, "") else [int(x) for x in str(d).split(",")]
 
 
-UNARY = {n: getattr(torch, n) for n in ["neg", "abs", "sign", "exp", "expm1", "log", "log1p", "log2", "sqrt",
-                                         "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "erf", "floor",
-                                         "ceil", "round", "trunc", "reciprocal", "isnan", "isinf", "isfinite",
-                                         "logical_not"]}
-UNARY["gelu"] = torch.nn.functional.gelu
-BINARY = {n: getattr(torch, n) for n in ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
-                                          "floor_divide", "atan2", "eq", "ne", "lt", "le", "gt", "ge",
-                                          "logical_and", "logical_or", "logical_xor"]}
+def table_rows():
+    """The op table's rows (include/concord/ops_list.h) as (name, family, model), in its order:
+    every unary and binary row is a case here without a list to keep."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "concord", "ops_list.h")
+    with open(path) as f:
+        return re.findall(r"\n  X\(([a-z_0-9]+), *([a-z]+),[^,]*,[^,]*,[^,]*,[^,]*, *([a-z_]+)", f.read())
+
+
+def table_ops(family):
+    return [n for n, fam, _ in table_rows() if fam == family]
+
+
+# PyTorch's function of each op: torch.<name>, apart from these.
+TORCH_FN = {"gelu": torch.nn.functional.gelu}
+UNARY = {n: TORCH_FN.get(n) or getattr(torch, n) for n in table_ops("unary")}
+BINARY = {n: TORCH_FN.get(n) or getattr(torch, n) for n in table_ops("binary")}
 RBIN = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
         "div": lambda a, b: a / b, "pow": lambda a, b: a ** b}
 
@@ -167,10 +177,42 @@ def run(op, p, xs):
         if not half or op in ("inv", "det", "solve"):  # PyTorch has no half linalg on any device
             raise
     h = half[0]
+    if op == "nextafter":  # CUDA's steps on the half's own bits, as concord's
+        return _nextafter_half(xs[0], xs[1], h)
     up = [x.to(torch.float32) if isinstance(x, torch.Tensor) and x.dtype == h else x for x in xs]
     r = run1(op, p, up)
     down = lambda t: t.to(h) if t.dtype == torch.float32 else t  # noqa: E731
     return tuple(down(t) for t in r) if isinstance(r, tuple) else down(r)
+
+
+def _half_bits(v, h):
+    if h == torch.float16:
+        return struct.unpack("<H", struct.pack("<e", v))[0]
+    return struct.unpack("<I", struct.pack("<f", v))[0] >> 16
+
+
+def _half_value(u, h):
+    if h == torch.float16:
+        return struct.unpack("<e", struct.pack("<H", u & 0xffff))[0]
+    return struct.unpack("<f", struct.pack("<I", (u & 0xffff) << 16))[0]
+
+
+def _nextafter_half(a, b, h):
+    """nextafter in the half dtype h: one step on its bit pattern."""
+    a, b = torch.broadcast_tensors(a, b)
+    out = []
+    for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist()):
+        if math.isnan(x) or math.isnan(y):
+            r = math.nan
+        elif x == y:
+            r = y
+        elif x == 0:
+            r = math.copysign(_half_value(1, h), y)
+        else:
+            u = _half_bits(x, h)
+            r = _half_value(u + 1 if (x < y) == (x > 0) else u - 1, h)
+        out.append(r)
+    return torch.tensor(out, dtype=torch.float32).to(h).reshape(a.shape)
 
 
 def run1(op, p, xs):
@@ -237,8 +279,8 @@ def run1(op, p, xs):
 # Error models whose float64 reference is used (the rest compare PyTorch's bits).
 SCALED = {"sum", "mean", "prod", "cumsum", "var", "std", "norm", "vector_norm", "matrix_norm", "addmm", "logsumexp", "softmax",
           "log_softmax", "matmul", "mm", "mv", "dot", "inv", "det", "solve"}
-ULP_REF = {"exp", "expm1", "log", "log1p", "log2", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "gelu",
-           "erf", "pow", "atan2"}
+# The elementwise ops judged by ULPs (model ulp(k) in the table): each needs its MATH reference below.
+ULP_REF = {n for n, fam, model in table_rows() if fam in ("unary", "binary") and model == "ulp"}
 
 
 def scales(op, p, xs, ref):
@@ -276,7 +318,15 @@ MATH = {"exp": math.exp, "expm1": math.expm1, "log": math.log, "log1p": math.log
         "tanh": math.tanh, "sigmoid": _sigmoid, "erf": math.erf,
         "gelu": lambda x: -0.0 if x == -math.inf else x if x == math.inf else
         float(0.5 * mpmath.mpf(x) * mpmath.erfc(-mpmath.mpf(x) / mpmath.sqrt(2))),
-        "pow": math.pow, "atan2": math.atan2}
+        "pow": math.pow, "atan2": math.atan2, "hypot": math.hypot,
+        "logaddexp": lambda a, b: a if a == b and math.isinf(a) else
+        float(max(a, b) + mpmath.log1p(mpmath.exp(-abs(mpmath.mpf(a) - mpmath.mpf(b)))))}
+
+
+_missing = ULP_REF - set(MATH)
+if _missing:
+    sys.stderr.write(f"torch_cases.py: no float64 reference in MATH for {sorted(_missing)}\n")
+    sys.exit(2)
 
 
 def math_ref(op, xs, fallback):

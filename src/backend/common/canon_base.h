@@ -65,6 +65,7 @@
 #define CONCORD_NO_CONTRACT
 #define CONCORD_FN
 #define CONCORD_PRECISE precise
+#define CONCORD_UNUSED(x)
 #define CONCORD_STRUCT(name) struct name
 #define CONCORD_TO_U32(x) uint(x)
 #define CONCORD_TO_U64(x) uint64_t(x)
@@ -92,6 +93,7 @@ int concord_clz64(uint64_t x) {
 #define CONCORD_TABLE_U32(name, n, list) CONCORD_TABLE concord_u32 name[n] = {list}
 #define CONCORD_FN static inline
 #define CONCORD_PRECISE
+#define CONCORD_UNUSED(x) (void)(x)
 #define CONCORD_STRUCT(name) \
   typedef struct name name;  \
   struct name

@@ -264,7 +264,7 @@ uint xf_exp(uint x) {
 uint xf_from_f16(uint h) {
   const uint s = (h & 0x8000u) << 16;
   const uint em = h & 0x7fffu;
-  if (em > 0x7c00u) return XF_NAN;
+  if (em > 0x7c00u) return s | XF_NAN;  // the NaN's sign is kept (copysign reads it)
   if (em == 0x7c00u) return s | XF_INF;
   if (em == 0u) return s;
   if (em < 0x400u) return s | xf_round(false, uint64_t(em), -24);  // subnormal: em * 2^-24, exact
@@ -285,7 +285,7 @@ uint xf_to_f16(uint f) {
   return s | ((ax + 0xc8000fffu + ((ax >> 13) & 1u)) >> 13);  // rebias, round
 }
 
-uint xf_from_bf16(uint b) { return xf_isnan(b << 16) ? XF_NAN : b << 16; }
+uint xf_from_bf16(uint b) { return xf_isnan(b << 16) ? ((b & 0x8000u) << 16) | XF_NAN : b << 16; }
 
 uint xf_to_bf16(uint f) {
   if (xf_isnan(f)) return 0x7fc0u;

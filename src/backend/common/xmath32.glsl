@@ -20,7 +20,7 @@
 // canonical NaN), so a variant built on these needs no separate NaN pass.
 //
 // Include after common.glsl, dtypes.glsl, xf32.glsl and xf64.glsl. Also valid
-// C++ (tests/test_reproducible_vulkan_math.cpp checks it against the CPU).
+// C++ (tests/ops/unary/test_reproducible_vulkan_math.cpp checks it against the CPU).
 // Example: `XSTORE(f32)(dst, i, xm_log(XLOAD(f32)(src, i)));`
 #ifndef CONCORD_XMATH32_GLSL
 #define CONCORD_XMATH32_GLSL

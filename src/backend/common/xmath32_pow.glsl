@@ -17,7 +17,7 @@
 // subnormals. Every NaN result is XF_NAN (the mode's canonical NaN).
 //
 // Include after xf32.glsl and xf64.glsl. Also valid C++
-// (tests/test_reproducible_vulkan_pow.cpp checks it against the CPU).
+// (tests/ops/binary/test_reproducible_vulkan_pow.cpp checks it against the CPU).
 // Example: `XSTORE(f32)(dst, i, xm_pow(XLOAD(f32)(a, i), xd_from_f32(XLOAD(f32)(b, i))));`
 #ifndef CONCORD_XMATH32_POW_GLSL
 #define CONCORD_XMATH32_POW_GLSL

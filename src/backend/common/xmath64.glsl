@@ -19,7 +19,7 @@
 // x * 0x1p1023 past overflow) the result is returned directly.
 //
 // Include after xf32.glsl and xf64.glsl. Also valid C++
-// (tests/test_reproducible_vulkan_math64.cpp checks it against the CPU).
+// (tests/ops/unary/test_reproducible_vulkan_math64.cpp checks it against the CPU).
 // Example: `st64(dst, i, xe_exp(ld64(src, i)));`
 #ifndef CONCORD_XMATH64_GLSL
 #define CONCORD_XMATH64_GLSL

@@ -14,7 +14,7 @@
 // result is returned directly.
 //
 // Include after xf32.glsl, xf64.glsl and xmath64.glsl. Also valid C++
-// (tests/test_reproducible_vulkan_erf64.cpp checks it against the CPU).
+// (tests/ops/unary/test_reproducible_vulkan_erf64.cpp checks it against the CPU).
 #ifndef CONCORD_XMATH64_ERF_GLSL
 #define CONCORD_XMATH64_ERF_GLSL
 

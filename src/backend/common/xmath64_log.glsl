@@ -11,7 +11,7 @@
 // this file uses). Every NaN result is XD_NAN.
 //
 // Include after xf32.glsl, xf64.glsl and xmath64.glsl. Also valid C++
-// (tests/test_reproducible_vulkan_math64.cpp).
+// (tests/ops/unary/test_reproducible_vulkan_math64.cpp).
 #ifndef CONCORD_XMATH64_LOG_GLSL
 #define CONCORD_XMATH64_LOG_GLSL
 

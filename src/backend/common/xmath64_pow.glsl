@@ -19,7 +19,7 @@
 // ordered as integers, so atan2 compares them directly.
 //
 // Include after xf32.glsl, xf64.glsl, xmath64.glsl, xmath64_log.glsl and
-// xmath32_pow.glsl. Also valid C++ (tests/test_reproducible_vulkan_pow64.cpp
+// xmath32_pow.glsl. Also valid C++ (tests/ops/binary/test_reproducible_vulkan_pow64.cpp
 // checks it against the CPU).
 // Example: `st64(dst, i, xe_pow(ld64(a, i), ld64(b, i)));`
 #ifndef CONCORD_XMATH64_POW_GLSL

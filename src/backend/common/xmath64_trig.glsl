@@ -13,7 +13,7 @@
 // is xmath64.glsl's. Every NaN result is XD_NAN.
 //
 // Include after xf32.glsl, xf64.glsl, xmath64.glsl and xmath32_trig.glsl.
-// Also valid C++ (tests/test_reproducible_vulkan_trig64.cpp).
+// Also valid C++ (tests/ops/unary/test_reproducible_vulkan_trig64.cpp).
 #ifndef CONCORD_XMATH64_TRIG_GLSL
 #define CONCORD_XMATH64_TRIG_GLSL
 

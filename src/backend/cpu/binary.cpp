@@ -16,6 +16,7 @@
 #include "backend/cpu/vec_math.h"
 #include "backend/common/canon_pow.h"
 #include "backend/common/canon_pow_f64.h"
+#include "backend/common/canon_ops.h"
 
 namespace concord::detail::cpu {
 
@@ -162,6 +163,34 @@ struct CanonAtan2 { float operator()(float x, float y) const { return concord_at
 // float64 pow and atan2 in the mode only (canon_pow_f64.h): libm is 1.2-5.5x faster.
 struct CanonPow64 { double operator()(double x, double y) const { return concord_pow_f64(x, y); } };
 struct CanonAtan2F64 { double operator()(double x, double y) const { return concord_atan2_f64(x, y); } };
+// The shared ops (common/canon_ops.inc: hypot, logaddexp, copysign,
+// nextafter): every backend's kernel is this body, so no mode switch. Halves
+// compute in float32 and tell the body their format (nextafter's step).
+template <class T> constexpr int kOpsFmt = std::is_same_v<T, float16_t>    ? CONCORD_OPS_FMT_F16
+                                           : std::is_same_v<T, bfloat16_t> ? CONCORD_OPS_FMT_BF16
+                                                                           : CONCORD_OPS_FMT_F32;
+template <class T>
+bool shared_op(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if constexpr (std::is_same_v<T, double>) {
+#define CONCORD_CPU_OPS_CASE(name) \
+  case OpId::name: return map2<T, T>(a, b, out, [](double x, double y) { return concord_##name##_f64(x, y); }), true;
+    switch (op) {
+      CONCORD_OPS_BINARY(CONCORD_CPU_OPS_CASE)
+      default: return false;
+    }
+#undef CONCORD_CPU_OPS_CASE
+  } else if constexpr (std::is_same_v<C<T>, float>) {
+#define CONCORD_CPU_OPS_CASE(name) \
+  case OpId::name: return map2<T, T>(a, b, out, [](float x, float y) { return concord_##name##_f32(x, y, kOpsFmt<T>); }), true;
+    switch (op) {
+      CONCORD_OPS_BINARY(CONCORD_CPU_OPS_CASE)
+      default: return false;
+    }
+#undef CONCORD_CPU_OPS_CASE
+  }
+  return false;
+}
+
 // NaN in either operand propagates; for bool these are or/and.
 struct Maximum { template <class V> V operator()(V x, V y) const { return (x < y || y != y) ? y : x; } };
 struct Minimum { template <class V> V operator()(V x, V y) const { return (y < x || y != y) ? y : x; } };
@@ -261,6 +290,7 @@ void binary_typed(OpId op, const Tensor& a, const Tensor& b, const Tensor& out) 
     case OpId::minimum: return map2<T, T>(a, b, out, Minimum{}, vop(vec::BinOp::minimum));
     default: break;
   }
+  if (shared_op<T>(op, a, b, out)) return;
   if constexpr (std::is_same_v<C<T>, float>) {
     // atan2 in both modes: the shared code is correctly rounded in practice and
     // not slower than the C library's atan2f (up to 1.4 ULP off). pow only in

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 
+#include "backend/shared_ops.h"
 #include "concord/op_table.h"
 #include "core/registry.h"
 
@@ -48,7 +49,7 @@ Capabilities capabilities(int index) {
   for (int i = 0; i < kNumOps; ++i) {
     const OpId op = static_cast<OpId>(i);
     const OpFamily f = op_def(op).family;
-    if ((f == OpFamily::unary || f == OpFamily::binary) && !c.native[i].empty() &&
+    if ((f == OpFamily::unary || f == OpFamily::binary) && !c.native[i].empty() && !is_shared_op(op) &&
         ew.find("case OP_" + std::string(op_name(op)) + ":") == std::string::npos)
       throw DeviceError("[opencl] " + std::string(op_name(op)) + " is claimed but kernels/elementwise.cl has no case "
                         "for it (OP_" + std::string(op_name(op)) + "); add its case or stop claiming it");
@@ -110,6 +111,14 @@ Capabilities capabilities(int index) {
                                             {OpId::det, kAll}, {OpId::slogdet, kAll},  // norms.cl: the CPU's loops
                                             {OpId::vector_norm, kAll}, {OpId::matrix_norm, kAll}},
                                  .except = {}});
+  // The shared ops (common/canon_ops.inc): the CPU's body in hardware double
+  // or, without float64, on the bits; subnormals must be kept for the former.
+  const DtypeSet shared_as_cpu = info.fp64 ? DtypeSet{float16, bfloat16, float32, float64} : f32_math;
+  for (OpId op : kSharedOps) {
+    const int i = static_cast<int>(op);
+    const bool floats = c.rounds_to_nearest && (c.keeps_subnormals || !info.fp64);
+    if (floats) c.reproducible[i] = c.reproducible[i] | (c.native[i] & shared_as_cpu);
+  }
   return c;
 }
 

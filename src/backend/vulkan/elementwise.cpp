@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "backend/cpu/convert.h"
+#include "backend/shared_ops.h"
 #include "backend/vulkan/vulkan_backend.h"
 #include "concord/op_table.h"
 #include "concord/policy.h"
@@ -100,9 +101,10 @@ bool is_xtrig(OpId op) { return op == OpId::sin || op == OpId::cos || op == OpId
 bool is_xpow(OpId op) { return op == OpId::pow || op == OpId::atan2; }
 
 // The dtypes whose "_x" variant computes `op` as the CPU does: float64 for
-// every op of kXOps (each float64 one is the CPU's canon_*f64*.h on bits).
+// every op of kXOps (each float64 one is the CPU's canon_*f64*.h on bits),
+// and the shared ops (common/canon_ops.inc through xops.glsl).
 DtypeSet x_dtypes(OpId op) {
-  if (std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
+  if (!is_shared_op(op) && std::find(std::begin(kXOps), std::end(kXOps), op) == std::end(kXOps)) return DtypeSet{};
   return kXDtypes;
 }
 
@@ -112,8 +114,9 @@ DtypeSet x_dtypes(OpId op) {
 // CPU's own algorithm in both modes (canon_pow.h, correctly rounded in
 // practice), where the shaders' float atan2 (math_special.glsl) reached 2.2
 // ULP through its rounded quotient and (t - 1)/(t + 1) step.
+// The shared ops run on bits in both modes too: their one body is the CPU's.
 bool on_bits(OpId op, Dtype d) {
-  if (op == OpId::atan2 && d != float64) return x_dtypes(op).has(d);
+  if (is_shared_op(op) || (op == OpId::atan2 && d != float64)) return x_dtypes(op).has(d);
   return reproducible() && x_dtypes(op).has(d);
 }
 
@@ -176,6 +179,7 @@ void claims_elementwise(Claims& c) {
   for (OpId op : kMath) c.claim(op, f32ish);
   if (c.info.fp64)
     for (OpId op : kMath) c.claim(op, DtypeSet{float64});
+  for (OpId op : kSharedOps) c.claim(op, all & kXDtypes);
   c.claim(OpId::where, all);
   c.claim(OpId::clamp, all);
   for (Dtype d : kAllDtypes) {
@@ -186,7 +190,7 @@ void claims_elementwise(Claims& c) {
     if (kXDtypes.has(d))
       for (const char* kind : {"unary", "upred", "binary", "bpred", "clamp"}) c.need(variant(kind, d, true));
     if (kXDtypes.has(d))
-      for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows"}) c.need(variant(kind, d, true));
+      for (const char* kind : {"xmath", "xerf", "xtrig", "xpow", "xpows", "xops"}) c.need(variant(kind, d, true));
   }
   for (int n : {1, 2, 4, 8}) c.need("ew_where_" + std::to_string(n));
 }
@@ -209,6 +213,10 @@ void check_elementwise_cases(const Capabilities& c) {
     const OpFamily f = op_def(op).family;
     if (f != OpFamily::unary && f != OpFamily::binary) continue;
     for (Dtype d : kAllDtypes) {
+      if (is_shared_op(op)) {  // on bits in both modes, from canon_ops.inc's list
+        if (c.native[i].has(d) || c.reproducible[i].has(d)) need(op, d, "canon_ops.inc");
+        continue;
+      }
       if (c.native[i].has(d))
         need(op, d, d == bool_ ? "elementwise_bool.glsl" : is_floating(d) ? "elementwise_float.glsl"
                                                                            : "elementwise_int.glsl");
@@ -221,10 +229,12 @@ void check_elementwise_cases(const Capabilities& c) {
 // The mode's claim for kXOps: any device, whatever its float controls (the
 // rule in core/registry.cpp refuses floating dtypes without kept subnormals).
 void claim_reproducible_elementwise(Capabilities& c) {
-  for (OpId op : kXOps) {
+  auto claim = [&](OpId op) {
     const int i = static_cast<int>(op);
     c.reproducible[i] = c.reproducible[i] | (c.native[i] & x_dtypes(op));
-  }
+  };
+  for (OpId op : kXOps) claim(op);
+  for (OpId op : kSharedOps) claim(op);
 }
 
 void VulkanBackend::unary(OpId op, const Tensor& x, const Tensor& out) {
@@ -248,7 +258,10 @@ void VulkanBackend::binary(OpId op, const Tensor& a, const Tensor& b, const Tens
   if (n == 0) return;
   const Shape& s = out.shape();
   const bool xb = on_bits(op, a.dtype());
-  const char* kind = is_predicate(op) ? "bpred" : xb && is_xpow(op) ? "xpow" : "binary";
+  const char* kind = is_predicate(op)          ? "bpred"
+                     : xb && is_xpow(op)       ? "xpow"
+                     : xb && is_shared_op(op)  ? "xops"
+                                               : "binary";
   launch(variant(kind, a.dtype(), xb), static_cast<uint64_t>(n),
          EwArgs{address(out), address(a), address(b), n, static_cast<int32_t>(op), 0, 0, 0, geom(out), geom_as(a, s),
                 geom_as(b, s)});

@@ -23,6 +23,7 @@
 
 // Float math on bits for programs without float64 (xmath.cl), the float
 // helpers and the math function of each op per program variant.
+#define XMATH_OPS 1
 #include "xmath.cl"
 #include "elementwise_math.cl"
 
@@ -89,6 +90,38 @@
 FLOAT_OPS_EXPANDED(float, FMATH)
 #if CONCORD_HAS_FP64
 FLOAT_OPS(double, double)
+#endif
+
+// The shared ops (common/canon_ops.inc: hypot, logaddexp, copysign,
+// nextafter): the CPU's body in both modes, in hardware double (canon_ops.h,
+// prepended) or on the bits (xops.glsl, through xmath.cl). Each float dtype
+// has its own bop, so the body knows the format a half came from.
+// (The names are pasted, never expanded: OpenCL C has hypot, copysign and
+// nextafter built in, as macros on some compilers.)
+#if CONCORD_HAS_FP64
+#define OPS_CASE_F32(name) case OP_##name: return concord_##name##_f32(a, b, fmt);
+#else
+#define OPS_CASE_F32(name) case OP_##name: return as_float(xs_##name##_f32(as_uint(a), as_uint(b), fmt));
+#endif
+#define OPS_CASE_F64(name) case OP_##name: return concord_##name##_f64(a, b);
+#define OPS_IS(name) || op == OP_##name
+#define IS_OPS(op) (0 CONCORD_OPS_BINARY(OPS_IS))
+static inline float ops_f32(int op, float a, float b, int fmt) {
+  switch (op) {
+    CONCORD_OPS_BINARY(OPS_CASE_F32)
+    default: return NAN;
+  }
+}
+static inline float bop_f16(int op, float a, float b) { return IS_OPS(op) ? ops_f32(op, a, b, CONCORD_OPS_FMT_F16) : bop_float(op, a, b); }
+static inline float bop_bf16(int op, float a, float b) { return IS_OPS(op) ? ops_f32(op, a, b, CONCORD_OPS_FMT_BF16) : bop_float(op, a, b); }
+static inline float bop_f32(int op, float a, float b) { return IS_OPS(op) ? ops_f32(op, a, b, CONCORD_OPS_FMT_F32) : bop_float(op, a, b); }
+#if CONCORD_HAS_FP64
+static inline double bop_f64(int op, double a, double b) {
+  switch (op) {
+    CONCORD_OPS_BINARY(OPS_CASE_F64)
+    default: return bop_double(op, a, b);
+  }
+}
 #endif
 
 // ---------------------------------------------------------------- integer ops
@@ -218,7 +251,7 @@ BPRED(double)
     const long i = get_global_id(0);                                                               \
     if (i < n)                                                                                     \
       store_##X(out, geom_at(go, i),                                                               \
-                bop_##F(op, load_##X(a, geom_at(ga, i)), load_##X(b, geom_at(gb, i))));            \
+                bop_##X(op, load_##X(a, geom_at(ga, i)), load_##X(b, geom_at(gb, i))));            \
   }                                                                                                \
   __kernel void bpred_##X(int op, Geom ga, Geom gb, Geom go, __global const st_##X* a,             \
                           __global const st_##X* b, __global uchar* out, long n) {                 \
@@ -244,7 +277,7 @@ BPRED(double)
                             __global const st_##X* b, long bo, long sb, __global st_##X* out,      \
                             long oo, long n) {                                                     \
     const long i = get_global_id(0);                                                               \
-    if (i < n) store_##X(out, oo + i, bop_##F(op, load_##X(a, ao + i * sa), load_##X(b, bo + i * sb))); \
+    if (i < n) store_##X(out, oo + i, bop_##X(op, load_##X(a, ao + i * sa), load_##X(b, bo + i * sb))); \
   }
 
 // Flat kernels of the halves: eight elements per work-item, converted as
@@ -301,13 +334,13 @@ static inline float8 bop8_float(int op, float8 a, float8 b) {
                             __global const ushort* b, long bo, long sb, __global ushort* out,      \
                             long oo, long n) {                                                     \
     const long base = get_global_id(0) * 8;                                                        \
-    if (base + 8 <= n) {                                                                           \
+    if (base + 8 <= n && !IS_OPS(op)) {                                                            \
       const float8 x = sa ? load8_##X(a, ao + base) : (float8)load_##X(a, ao);                     \
       const float8 y = sb ? load8_##X(b, bo + base) : (float8)load_##X(b, bo);                     \
       store8_##X(out, oo + base, bop8_float(op, x, y));                                            \
     } else {                                                                                       \
       for (long i = base; i < n; ++i)                                                              \
-        store_##X(out, oo + i, bop_float(op, load_##X(a, ao + i * sa), load_##X(b, bo + i * sb))); \
+        store_##X(out, oo + i, bop_##X(op, load_##X(a, ao + i * sa), load_##X(b, bo + i * sb))); \
     }                                                                                              \
   }
 FLAT_KERNELS(b, b)

@@ -15,6 +15,7 @@
 //   xm_<fn>(uint bits) -> uint bits        xm_pow(uint x, ulong double_bits_of_e)
 //   xm_atan2(uint y, uint x)               xd_from_f32(uint) -> ulong
 //   with XMATH_LOG64 defined first: xe_log(ulong) -> ulong (float64 log)
+//   with XMATH_OPS: xs_<op>_f32 of the shared ops (common/xops.glsl)
 #if !CONCORD_HAS_FP64
 typedef ulong uint64_t;
 typedef long int64_t;
@@ -35,11 +36,15 @@ typedef struct XpDD XpDD;
 #include "xmath32_erf.glsl"
 #include "xmath32_pow.glsl"
 #include "xmath32_trig.glsl"
-#if XMATH_LOG64
-// The float64 log on bits (norms_xd.cl, for slogdet, defines XMATH_LOG64).
+#if XMATH_LOG64 || XMATH_OPS
+// The float64 log on bits (norms_xd.cl, for slogdet, defines XMATH_LOG64;
+// elementwise.cl's shared ops, XMATH_OPS, need exp and log1p).
 typedef struct XePair XePair;
 #include "xmath64.glsl"
 #include "xmath64_log.glsl"
+#endif
+#if XMATH_OPS
+#include "xops.glsl"
 #endif
 #undef uint
 #undef int

@@ -81,6 +81,9 @@ foreach(d f16 bf16 f32)
                     ${CONCORD_VK_OP_DEFINES})
   concord_vk_shader(ew_xpows_${d}_x elementwise.comp DEFINES T=${d} KIND=6 XF=1 XPOW=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
+  # The shared ops (common/canon_ops.inc through xops.glsl), binary, in both modes.
+  concord_vk_shader(ew_xops_${d}_x elementwise.comp DEFINES T=${d} KIND=3 XF=1 XOPS=1 CONCORD_F64=0
+                    ${CONCORD_VK_OP_DEFINES})
 endforeach()
 # float64's: float64 bits in a uint64_t (elementwise_xf64.glsl on xf64.glsl),
 # no double instruction, hence CONCORD_F64=0.
@@ -100,6 +103,9 @@ concord_vk_shader(ew_xmath_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMAT
 concord_vk_shader(ew_xpow_f64_x elementwise.comp DEFINES T=f64 KIND=3 XD=1 XPOW64=1 CONCORD_F64=0
                   ${CONCORD_VK_OP_DEFINES})
 concord_vk_shader(ew_xpows_f64_x elementwise.comp DEFINES T=f64 KIND=6 XD=1 XPOW64=1 CONCORD_F64=0
+                  ${CONCORD_VK_OP_DEFINES})
+# The shared ops (common/canon_ops.inc through xops.glsl), binary, in both modes.
+concord_vk_shader(ew_xops_f64_x elementwise.comp DEFINES T=f64 KIND=3 XD=1 XOPS=1 CONCORD_F64=0
                   ${CONCORD_VK_OP_DEFINES})
 # sin, cos, tan (xmath64_trig.glsl: canon_trig_f64.h on bits) in one more.
 concord_vk_shader(ew_xtrig_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XTRIG64=1 CONCORD_F64=0

@@ -27,6 +27,9 @@
 //   -DXTRIG64=1  with XD and KIND=1: sin, cos and tan on bits (xmath64_trig.glsl),
 //                a variant of their own
 //   -DXERF64=1   with XMATH64: erf and gelu instead (xmath64_erf.glsl)
+//   -DXOPS=1     with XF or XD and KIND=3: the shared ops (common/canon_ops.inc
+//                through xops.glsl: hypot, logaddexp, copysign, nextafter),
+//                the CPU's body on bits in both modes
 // The op is args.op: one variant serves every op of its kind. The op
 // functions (uop, upr, bop, bpr) come from the class's elementwise_*.glsl;
 // an op without its case there gives NaN (floats) or 0 and is never claimed.
@@ -51,6 +54,12 @@
 #if defined(XPOW)
 #include "xf64.glsl"
 #include "xmath32_pow.glsl"
+#endif
+#if defined(XOPS)
+#include "xf64.glsl"
+#include "xmath64.glsl"
+#include "xmath64_log.glsl"
+#include "xops.glsl"
 #endif
 #include "elementwise_xf32.glsl"
 #define VT uint
@@ -81,6 +90,11 @@
 #include "xmath64.glsl"
 #include "xmath32_trig.glsl"
 #include "xmath64_trig.glsl"
+#endif
+#if defined(XOPS)
+#include "xmath64.glsl"
+#include "xmath64_log.glsl"
+#include "xops.glsl"
 #endif
 #include "elementwise_xf64.glsl"
 #define VT uint64_t

@@ -165,6 +165,16 @@ uint upr(int op, uint x) {
   }
 }
 
+#if defined(XOPS)
+// The shared ops (xops.glsl), told the storage format of T (nextafter's step).
+#define XS_FMT_f32 CONCORD_OPS_FMT_F32
+#define XS_FMT_f16 CONCORD_OPS_FMT_F16
+#define XS_FMT_bf16 CONCORD_OPS_FMT_BF16
+#define XS_FMT_OF_(X) XS_FMT_##X
+#define XS_FMT_OF(X) XS_FMT_OF_(X)
+#define XS_CASE(name) case OP_##name: return x_canon(xs_##name##_f32(a, b, XS_FMT_OF(T)));
+#endif
+
 uint bop(int op, uint a, uint b) {
   switch (op) {
     case OP_add: return xf_add(a, b);
@@ -178,6 +188,9 @@ uint bop(int op, uint a, uint b) {
 #if defined(XPOW)
     case OP_pow: return xm_pow(a, xd_from_f32(b));  // the CPU's concord_pow_f32(a, (double)b)
     case OP_atan2: return xm_atan2(a, b);
+#endif
+#if defined(XOPS)
+    CONCORD_OPS_BINARY(XS_CASE)
 #endif
     default: return XF_NAN;
   }

@@ -148,6 +148,11 @@ uint upr(int op, uint64_t x) {
   }
 }
 
+#if defined(XOPS)
+// The shared ops (xops.glsl).
+#define XS_CASE64(name) case OP_##name: return xd_canon(xs_##name##_f64(a, b));
+#endif
+
 uint64_t bop(int op, uint64_t a, uint64_t b) {
   switch (op) {
     case OP_add: return xd_add(a, b);
@@ -161,6 +166,9 @@ uint64_t bop(int op, uint64_t a, uint64_t b) {
 #if defined(XPOW64)
     case OP_pow: return xe_pow(a, b);
     case OP_atan2: return xe_atan2(a, b);  // atan2(y = a, x = b)
+#endif
+#if defined(XOPS)
+    CONCORD_OPS_BINARY(XS_CASE64)
 #endif
     default: return XD_NAN;
   }

@@ -156,7 +156,7 @@ class ReproducibleVulkanMath : public concord::test::DeviceTest {
 
 // vulkan:0 (lavapipe) keeps no promise about subnormals, yet claims these
 // ops for float32 and the halves in the mode, and for float64 where it stores
-// it (xmath64*.glsl: tests/test_reproducible_vulkan_math64.cpp, _erf64.cpp,
+// it (xmath64*.glsl: tests/ops/unary/test_reproducible_vulkan_math64.cpp, _erf64.cpp,
 // _trig64.cpp, _pow64.cpp).
 TEST_P(ReproducibleVulkanMath, ClaimsTheOpsOnBits) {
   if (!is_vulkan(device())) GTEST_SKIP() << "the claim under test is Vulkan's";
