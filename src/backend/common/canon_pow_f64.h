@@ -121,7 +121,7 @@ static inline double concord_pow_f64(double x, double y) {
   CONCORD_NO_CONTRACT
   if (y == 0.0 || x == 1.0) return 1.0;
   if (x != x || y != y) return x + y;
-  const int kind = concord_pow_int_kind(y);
+  const int kind = concord_pow_int_kind(concord_f64_bits(y));
   const int xneg = (int)(concord_f64_bits(x) >> 63);
   const double ax = xneg ? -x : x;
   const double inf = concord_bits_f64(0x7FF0000000000000UL);
@@ -173,8 +173,8 @@ static inline double concord_f64_atan01_dd(double ah, double al, double* lo) {
   q = q * z - 0x1.2492492492492p-3;            /* 1/7 */
   q = q * z + 0x1.999999999999ap-3;            /* 1/5 */
   q = q * z - 0x1.5555555555555p-2;            /* 1/3 */
-  const double h = concord_f64_two_sum(concord_atan_hi[k], uh, &e);
-  const double l = e + (concord_atan_lo[k] + (ul + (uh * z) * q));
+  const double h = concord_f64_two_sum(concord_bits_f64(concord_atan_hi[k]), uh, &e);
+  const double l = e + (concord_bits_f64(concord_atan_lo[k]) + (ul + (uh * z) * q));
   const double hi = h + l;                     /* fast two-sum: |h| >= |l| */
   *lo = l - (hi - h);
   return hi;
