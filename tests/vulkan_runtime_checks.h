@@ -34,26 +34,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Pipelines go to a private cache directory, never the user's; removed at the end.
+// Pipelines go to a private cache directory, never the user's; removed at the
+// end: in TearDown after the tests, or at exit where no test ran (a
+// --gtest_list_tests run, as CTest's listing does after every link, never
+// calls TearDown and left one directory behind each time).
 class CacheDirEnv : public ::testing::Environment {
  public:
   CacheDirEnv() {
     if (std::getenv("CONCORD_VK_TEST_CHILD")) return;  // the parent's directory is inherited
     char tmpl[] = "/tmp/concord-vk-test-XXXXXX";
     if (mkdtemp(tmpl)) {
-      dir_ = tmpl;
+      dir() = tmpl;
       setenv("CONCORD_CACHE_DIR", tmpl, 1);
+      std::atexit(&remove_dir);
     }
   }
   void TearDown() override {
-    if (dir_.empty()) return;
     setenv("CONCORD_NO_DISK_CACHE", "1", 1);  // no save at exit into a removed directory
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    remove_dir();
   }
 
  private:
-  std::string dir_;
+  static std::string& dir() {
+    static std::string d;
+    return d;
+  }
+  static void remove_dir() {
+    if (dir().empty()) return;
+    std::error_code ec;
+    fs::remove_all(dir(), ec);
+    dir().clear();
+  }
 };
 [[maybe_unused]] auto* const g_env = ::testing::AddGlobalTestEnvironment(new CacheDirEnv);
 
