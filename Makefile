@@ -7,7 +7,8 @@ PACKAGES := cmake g++ make pkg-config ccache libgtest-dev libbenchmark-dev \
   libopenblas-dev liblapacke-dev libclblast-dev ocl-icd-opencl-dev opencl-headers \
   pocl-opencl-icd clinfo libcli11-dev nlohmann-json3-dev \
   libvulkan-dev mesa-vulkan-drivers glslc \
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin \
+  g++-aarch64-linux-gnu
 # PyTorch 1.13 for /usr/bin/python3: the differential suite (tests/differential/) and `make bench`.
 TORCH_PACKAGES := python3-torch python3-numpy
 BENCH_PACKAGES := $(TORCH_PACKAGES)

@@ -1,8 +1,10 @@
 // The host CPU's instruction-set level (core/cpu_isa.h).
 #include "core/cpu_isa.h"
 
+#if defined(__x86_64__)
 #include <cpuid.h>
 #include <xmmintrin.h>
+#endif
 
 #include <cstdlib>
 #include <string>
@@ -23,6 +25,7 @@ std::string_view name(CpuIsa isa) {
 const CpuFeatures& cpu_features() {
   static const CpuFeatures f = [] {
     CpuFeatures r;
+#if defined(__x86_64__)  // elsewhere: the baseline level (the generic kernels), no feature
     // F16C from CPUID: clang 14 rejects __builtin_cpu_supports("f16c").
     unsigned a = 0, b = 0, c = 0, d = 0;
     r.f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
@@ -30,6 +33,7 @@ const CpuFeatures& cpu_features() {
     r.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
     r.avx512_bf16 = r.avx512 && __builtin_cpu_supports("avx512bf16");
+#endif
     return r;
   }();
   return f;
@@ -42,7 +46,17 @@ CpuIsa cpu_isa_available() {
   return CpuIsa::baseline;
 }
 
-bool host_flushes_subnormals() { return (_mm_getcsr() & 0x8040u) != 0; }
+bool host_flushes_subnormals() {
+#if defined(__x86_64__)
+  return (_mm_getcsr() & 0x8040u) != 0;  // MXCSR's FTZ and DAZ
+#elif defined(__aarch64__)
+  uint64_t fpcr;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+  return (fpcr >> 24) & 1u;  // FPCR.FZ
+#else
+  return false;
+#endif
+}
 
 CpuIsa cpu_isa() {
   static const CpuIsa isa = [] {

@@ -1,6 +1,10 @@
 // Bulk float16/bfloat16 conversions. F16C (and AVX2 for bfloat16) when the
-// CPU has them, picked once at run time; the scalar code is the reference.
+// CPU has them, picked once at run time; the scalar code is the reference
+// (and the only code where the compiler does not target x86-64).
+#if defined(__x86_64__)
 #include <immintrin.h>
+#define CONCORD_HALF_X86 1
+#endif
 
 #include "concord/half.h"
 #include "core/cpu_isa.h"
@@ -9,6 +13,7 @@ namespace concord {
 
 namespace {
 
+#if CONCORD_HALF_X86
 // F16C and AVX2 come with the avx2 level (core/cpu_isa.h, which CONCORD_ISA caps).
 bool has_f16c() {
   static const bool v = detail::cpu_isa() >= detail::CpuIsa::avx2;
@@ -63,6 +68,13 @@ __attribute__((target("avx2"))) void f32_to_bf16_avx2(const float* s, bfloat16_t
   }
   for (; i < n; ++i) d[i] = bfloat16_t(s[i]);
 }
+#else
+constexpr bool has_f16c() { return false; }
+template <class... A> void f16_to_f32_f16c(A...) {}
+template <class... A> void f32_to_f16_f16c(A...) {}
+template <class... A> void bf16_to_f32_avx2(A...) {}
+template <class... A> void f32_to_bf16_avx2(A...) {}
+#endif
 
 }  // namespace
 

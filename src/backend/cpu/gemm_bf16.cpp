@@ -8,9 +8,12 @@
 //
 // Only the functions marked CONCORD_BF16 use AVX-512; the file is compiled for
 // plain x86-64 so nothing here can run an unsupported instruction by accident.
+// Where the compiler does not target x86-64, gemm_bf16_available() is false.
 #include "backend/cpu/gemm_bf16.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <omp.h>
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 
 namespace concord::detail::cpu {
 
+#if defined(__x86_64__)
 namespace {
 
 constexpr int kMR = 14;             // rows of the register tile: 28 accumulators of 32 registers
@@ -243,6 +247,7 @@ uint32_t* scratch(int slot, size_t words) {
 }
 
 }  // namespace
+#endif
 
 int bf16_min_exponent(Bf16Mat m, int64_t R, int64_t C) {
   // A zero has exponent field 0 too: give it 255 so that min() skips it.
@@ -266,6 +271,10 @@ int bf16_min_exponent(Bf16Mat m, int64_t R, int64_t C) {
   return lo;
 }
 
+#if !defined(__x86_64__)
+bool gemm_bf16_available() { return false; }
+void gemm_bf16(int64_t, int64_t, int64_t, Bf16Mat, Bf16Mat, GemmOut) { std::abort(); }  // never called: not available
+#else
 bool gemm_bf16_available() {
   static const bool ok = cpu_features().avx512_bf16 && cpu_isa() == CpuIsa::avx512;
   return ok;
@@ -330,5 +339,7 @@ void gemm_bf16(int64_t M, int64_t N, int64_t K, Bf16Mat a, Bf16Mat b, GemmOut d)
   }
   if (no_memory) throw std::bad_alloc();
 }
+
+#endif
 
 }  // namespace concord::detail::cpu

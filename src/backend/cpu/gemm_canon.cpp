@@ -46,10 +46,12 @@ void tile_scalar(int64_t kc, const T* Ap, const T* Bp, T* C, int64_t ldc) {
 const CanonKernels& kernels() {
   static const CanonKernels generic{4, 8, 4, 8, tile_scalar<float, 4, 8>, tile_scalar<double, 4, 8>};
   static const CanonKernels* k = [] {
-    const CpuIsa isa = cpu_isa();
     const CanonKernels* v = nullptr;
+#if defined(__x86_64__)  // the register tiles are built only for x86-64 (CMakeLists.txt)
+    const CpuIsa isa = cpu_isa();
     if (isa >= CpuIsa::avx512) v = canon_kernels_avx512();
     if (!v && isa >= CpuIsa::avx2) v = canon_kernels_avx2();
+#endif
     return v ? v : &generic;
   }();
   return *k;

@@ -12,8 +12,12 @@ const Kernels* kernels_for(Isa isa) {
   if (isa > cpu_isa_available()) return nullptr;
   switch (isa) {
     case Isa::baseline: return &kGenericKernels;
+#if defined(__x86_64__)  // the wider tables are built only for x86-64 (CMakeLists.txt)
     case Isa::avx2: return &kAvx2Kernels;
     case Isa::avx512: return &kAvx512Kernels;
+#else
+    default: return nullptr;
+#endif
   }
   return nullptr;
 }

@@ -15,7 +15,12 @@
 // lanes (GCC scalarises selects on double vectors wider than a register). No
 // inline function or template from outside this namespace is instantiated
 // here (it could be merged with a copy built for another ISA).
+#if defined(__x86_64__)
 #include <immintrin.h>
+#define VEC_X86 1
+#else  // only the generic table (VEC_W 4) is built where the compiler does not target x86-64
+#define VEC_X86 0
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -128,6 +133,13 @@ VEC_INLINE vh f32_to_bf16(vf f) {
   return narrow_u16(r);
 }
 
+// Orders the non-temporal stores before what follows (x86's sfence).
+VEC_INLINE void store_fence() {
+#if VEC_X86
+  _mm_sfence();
+#endif
+}
+
 // Non-temporal store of one vector (p aligned to its size): no read-for-ownership.
 template <class V, class T> VEC_INLINE void store_nt(T* p, V v) {
 #if VEC_W == 16
@@ -136,7 +148,9 @@ template <class V, class T> VEC_INLINE void store_nt(T* p, V v) {
 #if VEC_W >= 8
   if constexpr (sizeof(V) == 32) return _mm256_stream_si256(reinterpret_cast<__m256i*>(p), as<__m256i>(v));
 #endif
+#if VEC_X86
   if constexpr (sizeof(V) == 16) return _mm_stream_si128(reinterpret_cast<__m128i*>(p), as<__m128i>(v));
+#endif
   store(p, v);
 }
 
@@ -213,7 +227,7 @@ void binary_run(void* out, const void* xp, const void* yp, int64_t n, bool strea
       const vf b = YS ? Io<T>::get(y + i) : yb;
       Io<T>::put_nt(o + i, Op::f(a, b));
     }
-    _mm_sfence();
+    store_fence();
     if (i > n) i = n;
   } else {
     for (; i + W <= n; i += W) {
@@ -264,7 +278,7 @@ void binary_run_bf16(void* out, const void* xp, const void* yp, int64_t n, bool 
     if (head > 0) partial(0, head < n ? head : n);
     for (i = head; i + P <= n; i += P)
       store_nt(o + i, bf16_pair<Op>(XS ? load<vu>(x + i) : xb, YS ? load<vu>(y + i) : yb));
-    _mm_sfence();
+    store_fence();
     if (i > n) i = n;
   } else {
     for (; i + P <= n; i += P) store(o + i, bf16_pair<Op>(XS ? load<vu>(x + i) : xb, YS ? load<vu>(y + i) : yb));

@@ -15,8 +15,10 @@ VEC_INLINE vf min_x86(vf a, vf b) {
   return as<vf>(_mm512_min_ps(as<__m512>(a), as<__m512>(b)));
 #elif VEC_W == 8
   return as<vf>(_mm256_min_ps(as<__m256>(a), as<__m256>(b)));
-#else
+#elif VEC_X86
   return as<vf>(_mm_min_ps(as<__m128>(a), as<__m128>(b)));
+#else
+  return a < b ? a : b;
 #endif
 }
 VEC_INLINE vf max_x86(vf a, vf b) {
@@ -24,8 +26,10 @@ VEC_INLINE vf max_x86(vf a, vf b) {
   return as<vf>(_mm512_max_ps(as<__m512>(a), as<__m512>(b)));
 #elif VEC_W == 8
   return as<vf>(_mm256_max_ps(as<__m256>(a), as<__m256>(b)));
-#else
+#elif VEC_X86
   return as<vf>(_mm_max_ps(as<__m128>(a), as<__m128>(b)));
+#else
+  return a > b ? a : b;
 #endif
 }
 
