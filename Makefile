@@ -20,9 +20,7 @@ PYENV_ABS := $(abspath $(PYENV))
 # libgomp's default spin-wait after each OpenMP region starves OpenBLAS's own
 # threads (README, "Threads"); tests and benchmarks run with a passive policy.
 export OMP_WAIT_POLICY ?= passive
-# ccache keys on paths relative to the checkout, so the consumer test that
-# builds concord again from source (tests/consumer, add_subdirectory, in
-# <build>-consumer at the same depth) reuses the main build's objects.
+# ccache keys on paths relative to the checkout (a clone elsewhere reuses the objects).
 export CCACHE_BASEDIR ?= $(CURDIR)
 # ...and ignores the locale variables: ctest's --build-and-test sets LC_ALL and
 # LC_MESSAGES (empty), which ccache otherwise hashes, so that rebuild missed
