@@ -20,8 +20,11 @@
  *   CN_NEG(a)               -a
  *   CN_D_ISNAN(d), CN_D_NAN(d), CN_D_SIGNBIT(d)  NaN test, the NaN result
  *                           for d, the sign bit (1 for -0)
+ *   CN_D_INVALID(d)         the NaN result of an invalid operation on d
+ *                           ((d - d) / (d - d) natively, the canonical NaN on bits)
  *   CN_D_FROM_F(x), CN_F_FROM_D(d)  float32 <-> float64 (exact / nearest even)
  *   CN_D_FROM_INT(k)        an int, exactly
+ *   CN_D_FROM_U53(m)        a 64-bit unsigned below 2^53, exactly
  *   CN_D_BITS(d), CN_D_OF_BITS(u)   the bits of a double and back
  *   CN_F_ISNAN(x), CN_F_ISZERO(x)  float32 NaN / +-0 tests
  *   CN_F_NAN(x)             the NaN result for input x
@@ -52,6 +55,7 @@
 #undef CN_LT
 #undef CN_D_SIGNBIT
 #undef CN_D_NAN
+#undef CN_D_INVALID
 #undef CN_D_ISNAN
 #undef CN_SQRT
 #undef CN_FMA
@@ -59,6 +63,7 @@
 #undef CN_D_FROM_F
 #undef CN_F_FROM_D
 #undef CN_D_FROM_INT
+#undef CN_D_FROM_U53
 #undef CN_D_BITS
 #undef CN_D_OF_BITS
 #undef CN_F_ISNAN
@@ -84,11 +89,13 @@
 #define CN_SQRT(a) xd_sqrt(a)
 #define CN_D_ISNAN(d) xd_isnan(d)
 #define CN_D_NAN(d) XD_NAN
+#define CN_D_INVALID(d) XD_NAN
 #define CN_D_SIGNBIT(d) (xd_sign(d) ? 1 : 0)
 #define CN_NEG(a) xd_neg(a)
 #define CN_D_FROM_F(x) xd_from_f32(x)
 #define CN_F_FROM_D(d) xd_to_f32(d)
 #define CN_D_FROM_INT(k) xd_from_int64(int64_t(k))
+#define CN_D_FROM_U53(m) xd_from_int64(int64_t(m))
 #define CN_D_BITS(d) (d)
 #define CN_D_OF_BITS(u) (u)
 #define CN_F_ISNAN(x) xf_isnan(x)
@@ -113,11 +120,13 @@
 #define CN_SQRT(a) CONCORD_SQRT_F64(a)
 #define CN_D_ISNAN(d) ((d) != (d))
 #define CN_D_NAN(d) ((d) + (d))
+#define CN_D_INVALID(d) (((d) - (d)) / ((d) - (d)))
 #define CN_D_SIGNBIT(d) CONCORD_TO_I32(concord_f64_bits(d) >> 63)
 #define CN_NEG(a) (-(a))
 #define CN_D_FROM_F(x) ((double)(x))
 #define CN_F_FROM_D(d) ((float)(d))
 #define CN_D_FROM_INT(k) ((double)(k))
+#define CN_D_FROM_U53(m) ((double)(m))
 #define CN_D_BITS(d) concord_f64_bits(d)
 #define CN_D_OF_BITS(u) concord_bits_f64(u)
 #define CN_F_ISNAN(x) ((x) != (x))
