@@ -1,7 +1,7 @@
 // The reproducible mode's elementwise ops of float32, the halves and float64
 // on Vulkan: the "_x" shader variants compute on float bits with integer
-// operations only (shaders/elementwise_xf32.glsl on xf32.glsl,
-// elementwise_xf64.glsl on xf64.glsl), so vulkan:0
+// operations only (shaders/elementwise_xf.glsl on xf32.glsl and, for
+// float64, on xf64.glsl), so vulkan:0
 // claims the ops whatever its float controls promise about subnormals, runs
 // them natively (no fallback, no separate NaN pass) and gives the CPU's bits.
 // Every config runs the comparisons (elsewhere natively or through the
@@ -252,7 +252,7 @@ TEST_P(ReproducibleVulkanElementwise, HalfVariantsCalledDirectly) {
   }
 }
 
-// ---- float64: the "_x" variants on float64 bits (elementwise_xf64.glsl) ----
+// ---- float64: the "_x" variants on float64 bits (elementwise_xf.glsl with XD) ----
 
 double d(uint64_t bits) { return std::bit_cast<double>(bits); }
 

@@ -27,13 +27,12 @@ using detail::vk::embedded_op_cases;
 TEST(VulkanOpCases, EveryElementwiseFileIsRead) {
   const auto& cases = embedded_op_cases();
   for (const char* f : {"elementwise_float.glsl", "elementwise_int.glsl", "elementwise_bool.glsl",
-                        "elementwise_xf32.glsl", "elementwise_xf64.glsl"}) {
+                        "elementwise_xf.glsl"}) {
     ASSERT_TRUE(cases.count(f)) << f;
     EXPECT_GE(cases.at(f).size(), 10u) << f << ": fewer cases than ops it serves";
   }
   // floor_divide has its case in every numeric file, atan2 only in the float ones.
-  for (const char* f : {"elementwise_float.glsl", "elementwise_int.glsl", "elementwise_xf32.glsl",
-                        "elementwise_xf64.glsl"})
+  for (const char* f : {"elementwise_float.glsl", "elementwise_int.glsl", "elementwise_xf.glsl"})
     EXPECT_TRUE(cases.at(f).count("floor_divide")) << f;
   EXPECT_TRUE(cases.at("elementwise_float.glsl").count("atan2"));
   EXPECT_FALSE(cases.at("elementwise_int.glsl").count("atan2"));
@@ -61,7 +60,7 @@ TEST(VulkanOpCases, TheModesClaimsAreCheckedAgainstTheBitsFiles) {
   // logical_not of bool: elementwise_bool.glsl has it.
   c.native[static_cast<int>(OpId::logical_not)] = DtypeSet{bool_};
   EXPECT_NO_THROW(check_elementwise_cases(c));
-  // float64 floor_divide in the mode runs elementwise_xf64.glsl's case.
+  // float64 floor_divide in the mode runs elementwise_xf.glsl's case (XD).
   c.reproducible[static_cast<int>(OpId::floor_divide)] = DtypeSet{float64};
   EXPECT_NO_THROW(check_elementwise_cases(c));
 }

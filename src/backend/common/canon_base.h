@@ -3,8 +3,9 @@
  * Every header of src/backend/common is compiled as C++ by the CPU kernels
  * and as OpenCL C 1.2 (the build embeds them and prepends them to every
  * OpenCL program, in file-name order, so this one comes first); the ones a
- * Vulkan shader includes (philox.h) also as GLSL 4.60 (glslc -I src, with
- * GL_GOOGLE_include_directive). Code in them uses only the common subset of
+ * Vulkan shader includes (philox.h, the xmath*.glsl on bits, the float64
+ * canon_*.h of the default mode's math64.glsl) also as GLSL 4.60 (glslc -I
+ * src, with GL_GOOGLE_include_directive). Code in them uses only the common subset of
  * C: no templates, no namespaces, no library calls, concord_-prefixed names,
  * and floating-point code restricted to + - * /, sqrt and fma (all correctly
  * rounded on both sides; OpenCL programs are built with
@@ -86,6 +87,43 @@ int concord_clz64(uint64_t x) {
 #if CONCORD_CANON_F64
 #define concord_f64_bits(x) doubleBitsToUint64(x)
 #define concord_bits_f64(u) uint64BitsToDouble(u)
+/* Vulkan allows an unfused fma (lavapipe's double fma is), and the bodies
+ * need a*b's exact error from it: Dekker's product on Veltkamp splits (every
+ * step `precise`, so no driver fuses it; an operand past 2^995 scaled by
+ * 2^-28 first so the split cannot overflow, the error scaled back), then
+ * a*b + c two-summed and rounded once. Exact where the bodies rely on it
+ * (fma(a, b, -p) with p = a*b rounded; a remainder that is representable),
+ * within an ULP elsewhere. sqrt is the device's (2.5 ULP allowed), which the
+ * default mode's error models absorb; the reproducible mode computes on bits
+ * instead. */
+void concord_glsl_split(double s, out double h, out double l) {
+  precise double c = 134217729.0lf * s; /* 2^27 + 1 */
+  precise double hh = c - (c - s);
+  precise double ll = s - hh;
+  h = hh;
+  l = ll;
+}
+double concord_glsl_fma(double a, double b, double c) {
+  const double lim = uint64BitsToDouble(0x7e20000000000000ul); /* 2^995 */
+  const double down = uint64BitsToDouble(0x3e30000000000000ul), up = uint64BitsToDouble(0x41b0000000000000ul);
+  const bool ba = abs(a) > lim, bb = abs(b) > lim;
+  precise double sa = ba ? a * down : a;
+  precise double sb = bb ? b * down : b;
+  double ah, al, bh, bl;
+  concord_glsl_split(sa, ah, al);
+  concord_glsl_split(sb, bh, bl);
+  precise double p = sa * sb;
+  precise double e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+  precise double pe = e * ((ba ? up : 1.0lf) * (bb ? up : 1.0lf));
+  precise double q = a * b;
+  precise double s = q + c;
+  precise double bv = s - q;
+  precise double t = (q - (s - bv)) + (c - bv);
+  precise double r = s + (t + pe);
+  return r;
+}
+#define CONCORD_FMA_F64(a, b, c) concord_glsl_fma(a, b, c)
+#define CONCORD_SQRT_F64(x) sqrt(x)
 #endif
 #else
 #define CONCORD_GLSL 0

@@ -6,7 +6,9 @@
  * in the same order, hence the same bits.
  *
  * Select the kit before including a body: CONCORD_NUM_BITS 1 (bits; after
- * xf32.glsl and xf64.glsl) or 0 (native; needs CONCORD_CANON_F64). Each
+ * xf32.glsl and xf64.glsl) or 0 (native; needs CONCORD_CANON_F64: C++,
+ * OpenCL C with float64, and GLSL on the device's doubles, Vulkan's
+ * default-mode float64 math). Each
  * body names its functions through macros its wrapper defines, and undefines
  * what it defined, so one translation unit may hold both instantiations.
  *
@@ -123,10 +125,10 @@
 #define CN_D_INVALID(d) (((d) - (d)) / ((d) - (d)))
 #define CN_D_SIGNBIT(d) CONCORD_TO_I32(concord_f64_bits(d) >> 63)
 #define CN_NEG(a) (-(a))
-#define CN_D_FROM_F(x) ((double)(x))
-#define CN_F_FROM_D(d) ((float)(d))
-#define CN_D_FROM_INT(k) ((double)(k))
-#define CN_D_FROM_U53(m) ((double)(m))
+#define CN_D_FROM_F(x) CONCORD_TO_F64(x)
+#define CN_F_FROM_D(d) CONCORD_TO_F32(d)
+#define CN_D_FROM_INT(k) CONCORD_TO_F64(k)
+#define CN_D_FROM_U53(m) CONCORD_TO_F64(m)
 #define CN_D_BITS(d) concord_f64_bits(d)
 #define CN_D_OF_BITS(u) concord_bits_f64(u)
 #define CN_F_ISNAN(x) ((x) != (x))

@@ -72,7 +72,7 @@ Capabilities capabilities(int index) {
     c.reproducible[static_cast<int>(op)] = c.native[static_cast<int>(op)];
   for (OpId op : {OpId::arange, OpId::linspace}) c.reproducible_needs_fp64[static_cast<int>(op)] = c.needs_fp64[static_cast<int>(op)];
   // Elementwise ops of float32, the halves and float64 on bits with integer
-  // operations (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl): the
+  // operations (shaders/elementwise_xf.glsl): the
   // CPU's bits whatever keeps_subnormals says. This includes float32 / half
   // pow, pow(x, number) and atan2 (xmath32_pow.glsl, canon_pow.h on bits):
   // claimed through kXOps, the list that also picks their variants.

@@ -9,7 +9,7 @@
 // Semantics are the CPU kernels' (src/backend/cpu/unary.cpp, binary.cpp,
 // ternary.cpp): halves compute in float32 and round once; integers wrap.
 // In the reproducible mode float32, the halves and float64 take the "_x"
-// variants (shaders/elementwise_xf32.glsl, elementwise_xf64.glsl) for the
+// variants (shaders/elementwise_xf.glsl, one source for both widths) for the
 // ops they compute on bits.
 #include <algorithm>
 #include <bit>
@@ -82,7 +82,7 @@ const DtypeSet kXDtypes{float32, float16, bfloat16, float64};
 // The float64-inside ones (xmath32.glsl) have their own variants,
 // "ew_xmath_<dtype>_x": the other unary ops keep a small shader. float64's
 // "ew_xmath_f64_x" (xmath64*.glsl) has exp too (float32's exp is small,
-// elementwise_xf32.glsl).
+// elementwise_xf.glsl's base variant).
 constexpr OpId kXMath[] = {OpId::log, OpId::tanh, OpId::sigmoid, OpId::expm1, OpId::log1p, OpId::log2};
 bool is_xmath(OpId op, Dtype d) {
   return (op == OpId::exp && d == float64) ||
@@ -221,7 +221,7 @@ void check_elementwise_cases(const Capabilities& c) {
         need(op, d, d == bool_ ? "elementwise_bool.glsl" : is_floating(d) ? "elementwise_float.glsl"
                                                                            : "elementwise_int.glsl");
       if (c.reproducible[i].has(d) && x_dtypes(op).has(d))
-        need(op, d, d == float64 ? "elementwise_xf64.glsl" : "elementwise_xf32.glsl");
+        need(op, d, "elementwise_xf.glsl");  // both widths: one source
     }
   }
 }

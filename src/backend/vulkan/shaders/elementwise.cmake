@@ -52,67 +52,43 @@ foreach(d b u8 i8 i16 i32 i64 f16 bf16 f32 f64)
     endif()
   endforeach()
 endforeach()
-# The reproducible mode's variants of float32 and the halves ("_x"): float32
-# bits and integer operations only (elementwise_xf32.glsl on xf32.glsl), so
-# their bits do not depend on the device's float controls.
-foreach(d f16 bf16 f32)
+# The reproducible mode's variants ("_x"): float32 and the halves on float32
+# bits (XF), float64 on float64 bits (XD), integer operations only
+# (elementwise_xf.glsl on xf32.glsl / xf64.glsl), so their bits do not depend
+# on the device's float controls; no double instruction, hence CONCORD_F64=0.
+foreach(d f16 bf16 f32 f64)
+  set(w XF=1)
+  if(d STREQUAL "f64")
+    set(w XD=1)
+  endif()
   foreach(k unary=1 upred=2 binary=3 bpred=4 clamp=5)
     string(REPLACE "=" ";" kv ${k})
     list(GET kv 0 kname)
     list(GET kv 1 knum)
-    concord_vk_shader(ew_${kname}_${d}_x elementwise.comp DEFINES T=${d} KIND=${knum} XF=1 CONCORD_F64=0
+    concord_vk_shader(ew_${kname}_${d}_x elementwise.comp DEFINES T=${d} KIND=${knum} ${w} CONCORD_F64=0
                       ${CONCORD_VK_OP_DEFINES})
   endforeach()
-endforeach()
-# Their transcendentals (float64 on bits inside, xmath32.glsl): unary, in a
-# variant of their own (a large shader, slow to build into a pipeline on
-# software devices).
-foreach(d f16 bf16 f32)
-  concord_vk_shader(ew_xmath_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 CONCORD_F64=0
+  # The transcendentals (xmath32*.glsl: float64 on bits inside; xmath64*.glsl:
+  # the CPU's canon_f64*.inc on bits), unary, in variants of their own (large
+  # shaders, slow to build into a pipeline on software devices): the
+  # exp/log family, erf and gelu, sin/cos/tan.
+  foreach(m xmath=XMATH xerf=XERF xtrig=XTRIG)
+    string(REPLACE "=" ";" kv ${m})
+    list(GET kv 0 mname)
+    list(GET kv 1 mdef)
+    concord_vk_shader(ew_${mname}_${d}_x elementwise.comp DEFINES T=${d} KIND=1 ${w} XMATH=1 ${mdef}=1 CONCORD_F64=0
+                      ${CONCORD_VK_OP_DEFINES})
+  endforeach()
+  # pow and atan2 (xmath32_pow.glsl, xmath64_pow.glsl), binary; and pow(x,
+  # number), the number's double bits.
+  concord_vk_shader(ew_xpow_${d}_x elementwise.comp DEFINES T=${d} KIND=3 ${w} XPOW=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
-  # erf and gelu (xmath32_erf.glsl) in one more of their own.
-  concord_vk_shader(ew_xerf_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 XERF=1 CONCORD_F64=0
-                    ${CONCORD_VK_OP_DEFINES})
-  # sin, cos, tan (xmath32_trig.glsl) likewise.
-  concord_vk_shader(ew_xtrig_${d}_x elementwise.comp DEFINES T=${d} KIND=1 XF=1 XMATH=1 XTRIG=1 CONCORD_F64=0
-                    ${CONCORD_VK_OP_DEFINES})
-  # pow and atan2 (xmath32_pow.glsl), binary; and pow(x, number), the number's double bits.
-  concord_vk_shader(ew_xpow_${d}_x elementwise.comp DEFINES T=${d} KIND=3 XF=1 XPOW=1 CONCORD_F64=0
-                    ${CONCORD_VK_OP_DEFINES})
-  concord_vk_shader(ew_xpows_${d}_x elementwise.comp DEFINES T=${d} KIND=6 XF=1 XPOW=1 CONCORD_F64=0
+  concord_vk_shader(ew_xpows_${d}_x elementwise.comp DEFINES T=${d} KIND=6 ${w} XPOW=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
   # The shared ops (common/canon_ops.inc through xops.glsl), binary, in both modes.
-  concord_vk_shader(ew_xops_${d}_x elementwise.comp DEFINES T=${d} KIND=3 XF=1 XOPS=1 CONCORD_F64=0
+  concord_vk_shader(ew_xops_${d}_x elementwise.comp DEFINES T=${d} KIND=3 ${w} XOPS=1 CONCORD_F64=0
                     ${CONCORD_VK_OP_DEFINES})
 endforeach()
-# float64's: float64 bits in a uint64_t (elementwise_xf64.glsl on xf64.glsl),
-# no double instruction, hence CONCORD_F64=0.
-foreach(k unary=1 upred=2 binary=3 bpred=4 clamp=5)
-  string(REPLACE "=" ";" kv ${k})
-  list(GET kv 0 kname)
-  list(GET kv 1 knum)
-  concord_vk_shader(ew_${kname}_f64_x elementwise.comp DEFINES T=f64 KIND=${knum} XD=1 CONCORD_F64=0
-                    ${CONCORD_VK_OP_DEFINES})
-endforeach()
-# float64's transcendentals (xmath64.glsl, xmath64_log.glsl: the CPU's
-# canon_f64*.h on bits), unary, in a variant of their own.
-concord_vk_shader(ew_xmath_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 CONCORD_F64=0
-                  ${CONCORD_VK_OP_DEFINES})
-# pow and atan2 (xmath64_pow.glsl: canon_pow_f64.h on bits), binary; and
-# pow(x, number), the number's double bits.
-concord_vk_shader(ew_xpow_f64_x elementwise.comp DEFINES T=f64 KIND=3 XD=1 XPOW64=1 CONCORD_F64=0
-                  ${CONCORD_VK_OP_DEFINES})
-concord_vk_shader(ew_xpows_f64_x elementwise.comp DEFINES T=f64 KIND=6 XD=1 XPOW64=1 CONCORD_F64=0
-                  ${CONCORD_VK_OP_DEFINES})
-# The shared ops (common/canon_ops.inc through xops.glsl), binary, in both modes.
-concord_vk_shader(ew_xops_f64_x elementwise.comp DEFINES T=f64 KIND=3 XD=1 XOPS=1 CONCORD_F64=0
-                  ${CONCORD_VK_OP_DEFINES})
-# sin, cos, tan (xmath64_trig.glsl: canon_trig_f64.h on bits) in one more.
-concord_vk_shader(ew_xtrig_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XTRIG64=1 CONCORD_F64=0
-                  ${CONCORD_VK_OP_DEFINES})
-# erf and gelu (xmath64_erf.glsl: canon_f64_erf.h on bits) in one more of their own.
-concord_vk_shader(ew_xerf_f64_x elementwise.comp DEFINES T=f64 KIND=1 XD=1 XMATH64=1 XERF64=1 CONCORD_F64=0
-                  ${CONCORD_VK_OP_DEFINES})
 foreach(n 1 2 4 8)
   concord_vk_shader(ew_where_${n} elementwise_where.comp DEFINES BITS=${n})
 endforeach()

@@ -7,26 +7,19 @@
 //                6 pow(x, number) (floating X): lo = the double's bits, hi = the
 //                  float32 pair (hi | lo << 32), op = flags (1 odd, 2 integer)
 //   -DOP_<name>=<OpId>  every elementwise op's code (elementwise.cmake)
-//   -DXF=1       the reproducible mode's variant of f16/bf16/f32 (kinds 1-5):
+//   -DXF=1       the reproducible mode's variant of f16/bf16/f32 (kinds 1-6):
 //                values are float32 bits in a uint, computed with integer
-//                operations only (xf32.glsl, elementwise_xf32.glsl)
-//   -DXMATH=1    with XF and KIND=1: the transcendentals computed in float64
-//                on bits (xf64.glsl, xmath32.glsl), a variant of their own so
-//                that the other unary ops keep a small shader
-//   -DXERF=1     with XMATH: erf and gelu instead (xmath32_erf.glsl)
-//   -DXTRIG=1    with XMATH: sin, cos and tan instead (xmath32_trig.glsl)
-//   -DXPOW=1     with XF, KIND=3 or 6: pow and atan2 (xmath32_pow.glsl, float64
-//                on bits); KIND=6 takes the exponent's double bits in lo
-//   -DXD=1       the same for f64 (kinds 1-5): float64 bits in a uint64_t
-//                (xf64.glsl, elementwise_xf64.glsl); no double instruction
-//   -DXMATH64=1  with XD and KIND=1: exp, expm1, tanh, sigmoid, log, log1p and
-//                log2 on bits (xmath64.glsl, xmath64_log.glsl), a variant of
-//                their own
-//   -DXPOW64=1   with XD, KIND=3 or 6: pow and atan2 on bits (xmath64_pow.glsl);
-//                KIND=6 takes the exponent's double bits in lo
-//   -DXTRIG64=1  with XD and KIND=1: sin, cos and tan on bits (xmath64_trig.glsl),
-//                a variant of their own
-//   -DXERF64=1   with XMATH64: erf and gelu instead (xmath64_erf.glsl)
+//                operations only (xf32.glsl, elementwise_xf.glsl)
+//   -DXD=1       the same for f64: float64 bits in a uint64_t (xf64.glsl);
+//                no double instruction
+//   -DXMATH=1    with XF or XD and KIND=1: the transcendentals on bits
+//                (xmath32.glsl, float64 inside; xmath64.glsl and
+//                xmath64_log.glsl), a variant of their own so that the other
+//                unary ops keep a small shader
+//   -DXERF=1     with XMATH: erf and gelu instead (xmath32_erf.glsl, xmath64_erf.glsl)
+//   -DXTRIG=1    with XMATH: sin, cos and tan instead (xmath32_trig.glsl, xmath64_trig.glsl)
+//   -DXPOW=1     with XF or XD, KIND=3 or 6: pow and atan2 (xmath32_pow.glsl,
+//                xmath64_pow.glsl); KIND=6 takes the exponent's double bits in lo
 //   -DXOPS=1     with XF or XD and KIND=3: the shared ops (common/canon_ops.inc
 //                through xops.glsl: hypot, logaddexp, copysign, nextafter),
 //                the CPU's body on bits in both modes
@@ -38,30 +31,45 @@
 #include "dtypes.glsl"
 #include "geom.glsl"
 
-#if defined(XF)
+#if defined(XF) || defined(XD)
 #include "xf32.glsl"
-#if defined(XMATH)
+#if defined(XD) || defined(XMATH) || defined(XPOW) || defined(XOPS)
 #include "xf64.glsl"
+#endif
+#if defined(XD)
+#if defined(XMATH) || defined(XPOW) || defined(XOPS)
+#include "xmath64.glsl"
+#endif
+#if defined(XERF)
+#include "xmath64_erf.glsl"
+#elif defined(XTRIG)
+#include "xmath64_trig.glsl"
+#elif defined(XMATH) || defined(XPOW) || defined(XOPS)
+#include "xmath64_log.glsl"
+#endif
+#if defined(XPOW)
+#include "xmath32_pow.glsl"
+#include "xmath64_pow.glsl"
+#endif
+#define VT uint64_t
+#define VLOAD(a, i) ld64(a, i)
+#define VSTORE(a, i, v) st64(a, i, v)
+#else
 #if defined(XTRIG)
 #include "xmath32_trig.glsl"
-#else
+#elif defined(XMATH)
 #include "xmath32.glsl"
-#endif
 #endif
 #if defined(XERF)
 #include "xmath32_erf.glsl"
 #endif
 #if defined(XPOW)
-#include "xf64.glsl"
 #include "xmath32_pow.glsl"
 #endif
 #if defined(XOPS)
-#include "xf64.glsl"
 #include "xmath64.glsl"
 #include "xmath64_log.glsl"
-#include "xops.glsl"
 #endif
-#include "elementwise_xf32.glsl"
 #define VT uint
 // xf32.glsl's XLOAD(T) pastes its argument as written: one more level here
 // expands T (-DT=f32) first.
@@ -71,35 +79,11 @@
 #define XSTORE_OF(X) XSTORE_OF_(X)
 #define VLOAD(a, i) XLOAD_OF(T)(a, i)
 #define VSTORE(a, i, v) XSTORE_OF(T)(a, i, v)
-#elif defined(XD)
-#include "xf32.glsl"
-#include "xf64.glsl"
-#if defined(XMATH64) || defined(XPOW64)
-#include "xmath64.glsl"
-#if defined(XERF64)
-#include "xmath64_erf.glsl"
-#else
-#include "xmath64_log.glsl"
-#endif
-#endif
-#if defined(XPOW64)
-#include "xmath32_pow.glsl"
-#include "xmath64_pow.glsl"
-#endif
-#if defined(XTRIG64)
-#include "xmath64.glsl"
-#include "xmath32_trig.glsl"
-#include "xmath64_trig.glsl"
 #endif
 #if defined(XOPS)
-#include "xmath64.glsl"
-#include "xmath64_log.glsl"
 #include "xops.glsl"
 #endif
-#include "elementwise_xf64.glsl"
-#define VT uint64_t
-#define VLOAD(a, i) ld64(a, i)
-#define VSTORE(a, i, v) st64(a, i, v)
+#include "elementwise_xf.glsl"
 #elif defined(FLTW)
 #include "elementwise_float.glsl"
 #elif defined(INTW)
@@ -143,9 +127,7 @@ void main() {
 #elif KIND == 5
   VSTORE(g.dst, oi, clamp_op(x, g.lo, g.hi));
 #elif KIND == 6 && defined(XPOW)
-  VSTORE(g.dst, oi, xm_pow(x, g.lo));
-#elif KIND == 6 && defined(XPOW64)
-  VSTORE(g.dst, oi, xe_pow(x, g.lo));
+  VSTORE(g.dst, oi, x_pow(x, g.lo));
 #elif KIND == 6
   STORE(T)(g.dst, oi, pow_number(x, g.lo, g.hi, g.op));
 #else
