@@ -123,6 +123,13 @@ double concord_glsl_fma(double a, double b, double c) {
   return r;
 }
 #define CONCORD_FMA_F64(a, b, c) concord_glsl_fma(a, b, c)
+/* The native kit's double operations (canon_num.h) in GLSL: each result
+ * `precise`, so no driver contracts, reassociates or simplifies them (a
+ * two-sum's (a + b) - a is not b to a compiler allowed inexact algebra). */
+double concord_glsl_add(double a, double b) { precise double r = a + b; return r; }
+double concord_glsl_sub(double a, double b) { precise double r = a - b; return r; }
+double concord_glsl_mul(double a, double b) { precise double r = a * b; return r; }
+double concord_glsl_div(double a, double b) { precise double r = a / b; return r; }
 #define CONCORD_SQRT_F64(x) sqrt(x)
 #endif
 #else

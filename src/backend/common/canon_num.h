@@ -113,10 +113,17 @@
 #define CN_F float
 #define CN_D double
 #define CN_K(bits) concord_bits_f64(bits)
+#if CONCORD_GLSL
+#define CN_ADD(a, b) concord_glsl_add(a, b)
+#define CN_SUB(a, b) concord_glsl_sub(a, b)
+#define CN_MUL(a, b) concord_glsl_mul(a, b)
+#define CN_DIV(a, b) concord_glsl_div(a, b)
+#else
 #define CN_ADD(a, b) ((a) + (b))
 #define CN_SUB(a, b) ((a) - (b))
 #define CN_MUL(a, b) ((a) * (b))
 #define CN_DIV(a, b) ((a) / (b))
+#endif
 #define CN_LT(a, b) ((a) < (b))
 #define CN_FMA(a, b, c) CONCORD_FMA_F64(a, b, c)
 #define CN_SQRT(a) CONCORD_SQRT_F64(a)

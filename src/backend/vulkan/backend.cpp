@@ -88,7 +88,7 @@ Capabilities capabilities(int index) {
   // Reductions, cumsum, softmax, log_softmax and logsumexp of float16,
   // bfloat16 and float32 have exact variants (reduce_xops.glsl: float32 on
   // bits, integer instructions only), so they are claimed whatever the rule
-  // says; so do float64's (reduce_xops64.glsl, on xf64.glsl; exp and log from
+  // says; so do float64's (reduce_xops.glsl on xf64.glsl; exp and log from
   // xmath64*.glsl).
   claims_reduce_exact(c);
   // LU, solves, inv and Cholesky run the CPU's small-matrix loops on bits

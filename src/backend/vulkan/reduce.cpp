@@ -12,7 +12,7 @@
 // and float32 (shaders/reduce_xops.glsl: float32 on bits, and the CPU's log's
 // float64 steps on float64 bits, integer instructions only), so every op
 // here gives the CPU's bits whatever the device does with subnormals; and
-// reduce_x_f64 (reduce_xops64.glsl: float64 on bits), with float64's
+// reduce_x_f64 (reduce_xops.glsl with XD: float64 on bits), with float64's
 // softmax, log_softmax and logsumexp in reduce_xs_f64 (the same plus the
 // CPU's float64 exp and log on bits, xmath64*.glsl: large, so kept out of the
 // other reductions' pipeline).

@@ -1,6 +1,6 @@
 // The reproducible mode's reductions, cumsum and softmax on every device,
 // the point being Vulkan's exact variants (shaders/reduce_xops.glsl: float32
-// on bits, reduce_xops64.glsl: float64 on bits, integer instructions only):
+// or float64 on bits, integer instructions only):
 // sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, norm (1, 2,
 // inf), all/any, cumsum, softmax, log_softmax and logsumexp of float16,
 // bfloat16, float32 and float64 (the last three of float64 in

@@ -1,12 +1,12 @@
 // The reproducible mode's float64 softmax, log_softmax and logsumexp on
-// Vulkan: the "reduce_xs_f64" variant (shaders/reduce_xops64.glsl with
-// -DXMATH64=1) computes them on float64 bits with the CPU's order (the max,
+// Vulkan: the "reduce_xs_f64" variant (shaders/reduce_xops.glsl with
+// -DXD=1 -DXMATH=1) computes them on float64 bits with the CPU's order (the max,
 // the sum of concord_exp_f64(x - max) in the blocked order, then 1 / sum or
 // concord_log_f64(sum); logsumexp shifts by the max, 0 when infinite) and the
 // CPU's exp and log (xmath64.glsl, xmath64_log.glsl), so vulkan:0 claims
 // them whatever its float controls and gives the CPU's bits.
 //
-// reduce_xops64.glsl is also compiled as C++ here and driven in reduce.comp's
+// reduce_xops.glsl (float64, XD) is also compiled as C++ here and driven in reduce.comp's
 // order (lanes, lane tree, block halving) over some 700,000 elements
 // in rows of every kind, against the CPU backend's ops; the device
 // part then checks the shader on a few small tensors (lavapipe is slow with
@@ -28,7 +28,7 @@
 #include "support/devices.h"
 #include "support/native_run.h"
 
-// reduce_xops64.glsl's environment in reduce.comp: the reducer and post
+// reduce_xops.glsl's environment in reduce.comp: the reducer and post
 // step codes (reduce.comp's), the argument block's fields it reads, and
 // loads and stores on host addresses.
 namespace rx64_glsl {
@@ -46,10 +46,13 @@ struct Push {
 } pc;
 enum { R_SUM = 1, R_PROD, R_MAX, R_MIN, R_ABSMAX, R_ABSSUM, R_SQSUM, R_SQDEV, R_EXPSUM, R_ALL, R_ANY, R_SCSUM };
 enum { P_NONE = 0, P_DIV, P_DIV_SQRT, P_SQRT, P_ADD_LOG, P_LOG, P_FINITE, P_RECIP, P_SCALE, P_VAR, P_STD };
-#define XMATH64 1
-#include "backend/vulkan/shaders/reduce_xops64.glsl"
+#define XD 1
+#define XMATH 1
+#include "backend/vulkan/shaders/reduce_xops.glsl"
 #undef A
 #undef AS
+#undef XD
+#undef XMATH
 }  // namespace rx64_glsl
 
 using namespace concord;

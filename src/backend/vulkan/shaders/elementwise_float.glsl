@@ -4,13 +4,19 @@
 //
 // +, -, * are the device's (correctly rounded in RTE mode). Division and
 // sqrt are rounded correctly here whatever the device's own precision (the
-// Vulkan spec allows 2.5 ULP, and fma need not be fused): long division and
-// a digit-by-digit square root of the integer significands, rounded once.
-// fmod is exact (long division too), so Python's % and // match the CPU.
+// Vulkan spec allows 2.5 ULP, and fma need not be fused): xf32.glsl /
+// xf64.glsl's, on the bits. fmod, Python's % and // are xf_ops.glsl's exact
+// ones, which the reproducible mode runs too: they match the CPU.
 // maximum/minimum propagate NaN; round is half to even. The math functions
 // come from math.glsl (float32) and math64.glsl (float64).
 #ifndef CONCORD_ELEMENTWISE_FLOAT_GLSL
 #define CONCORD_ELEMENTWISE_FLOAT_GLSL
+
+#include "xf32.glsl"
+#if FLTW == 64
+#include "xf64.glsl"
+#endif
+#include "xf_ops.glsl"
 
 #if FLTW == 64
 #define F double
@@ -21,7 +27,6 @@
 #define BIAS 1023
 #define EMASK 0x7fful
 #define MMASK 0xffffffffffffful
-#define FMOD_STEP 11
 #define SIGN_SHIFT 63
 #define FMSB(n) msb64(n)
 #else
@@ -33,7 +38,6 @@
 #define BIAS 127
 #define EMASK 0xffu
 #define MMASK 0x7fffffu
-#define FMOD_STEP 8
 #define SIGN_SHIFT 31
 #define FMSB(n) findMSB(n)
 #endif
@@ -67,120 +71,22 @@ UB significand(F x, out int e) {
   return n << sh;
 }
 
-// The float of sign s and value q * 2^(E - MANT - 2), q in [2^(MANT+2),
-// 2^(MANT+3)) holding two bits below the significand, `sticky` any nonzero
-// bit beyond: rounded once to nearest even, subnormal or infinite as needed.
-F assemble(bool neg, UB q, bool sticky, int E) {
-  int drop = 2, base = E + BIAS - 1;
-  if (E < 1 - BIAS) {  // subnormal: the significand loses more bits
-    drop = min(2 + (1 - BIAS - E), MANT + 4);
-    base = 0;
-  }
-  UB mant = q >> drop;
-  const UB hbit = (q >> (drop - 1)) & UB(1);
-  const bool rest = sticky || (q & ((UB(1) << (drop - 1)) - UB(1))) != UB(0);
-  if (hbit != UB(0) && (rest || (mant & UB(1)) != UB(0))) mant += UB(1);
-  // base + the implicit bit (or a carry out of a subnormal) is the exponent field.
-  UB bits = EMASK << MANT;  // overflow: infinity
-  if (base < int(EMASK)) bits = min((UB(base) << MANT) + mant, EMASK << MANT);
-  return FROMBITS(bits | (neg ? UB(1) << SIGN_SHIFT : UB(0)));
-}
-
-// a / b correctly rounded (to nearest even), by long division of the
-// significands: integer arithmetic only, whatever the device's division.
-// A NaN operand: the first one's NaN, quieted (the CPU's and OpenCL's rule).
+// Division and sqrt correctly rounded (to nearest even) whatever the
+// device's own (OpFDiv may be 2.5 ULP off): xf32.glsl / xf64.glsl's, on the
+// bits with integer arithmetic; a NaN operand gives the first one's NaN,
+// quieted (the CPU's and OpenCL's rule). fmod, Python's % and // are exact,
+// so both modes share xf_ops.glsl's: the CPU's bits.
 F quiet_nan(F x) { return FROMBITS(TOBITS(x) | (UB(1) << (MANT - 1))); }
-
 F div_rn(F a, F b) {
   if (isnan(a)) return quiet_nan(a);
   if (isnan(b)) return quiet_nan(b);
-  if (isinf(a) || isinf(b) || a == F(0) || b == F(0)) {
-    // IEEE's special cases: inf/inf and 0/0 are NaN, x/0 infinite, x/inf zero.
-    const bool neg = f_signbit(a) != f_signbit(b);
-    if (isnan(a) || isnan(b) || (isinf(a) && isinf(b)) || (a == F(0) && b == F(0))) return f_nan();
-    const F mag = isinf(a) || b == F(0) ? f_inf() : F(0);
-    return neg ? -mag : mag;
-  }
-  int ea, eb;
-  UB na = significand(a, ea);
-  const UB nb = significand(b, eb);
-  if (na < nb) { na <<= 1; ea -= 1; }  // na / nb in [1, 2)
-  UB q = UB(0), r = na;
-  for (int i = 0; i < MANT + 3; ++i) {
-    q <<= 1;
-    if (r >= nb) { r -= nb; q |= UB(1); }
-    r <<= 1;
-  }
-  return assemble(f_signbit(a) != f_signbit(b), q, r != UB(0), ea - eb);
+  return FROMBITS(XN(div)(TOBITS(a), TOBITS(b)));
 }
-
-// sqrt(x) correctly rounded: digit-by-digit integer square root.
-F sqrt_rn(F x) {
-  if (isnan(x)) return quiet_nan(x);
-  if (x < F(0)) return f_nan();
-  if (x == F(0) || isinf(x)) return x;
-  int ex;
-  const UB n = significand(x, ex);
-  // N = n * 2^j with (ex - j) even puts sqrt(N) in [2^(MANT+2), 2^(MANT+3)).
-  const int j = ((ex - (MANT + 4)) & 1) != 0 ? MANT + 5 : MANT + 4;
-  UB rem = UB(0), root = UB(0);
-  for (int i = MANT + 2; i >= 0; --i) {
-    const int p = 2 * i;  // bits p+1, p of N
-    const UB pair = p >= j ? (n >> (p - j)) & UB(3) : p + 1 == j ? (n & UB(1)) << 1 : UB(0);
-    rem = (rem << 2) | pair;
-    const UB trial = (root << 2) | UB(1);
-    if (rem >= trial) { rem -= trial; root = (root << 1) | UB(1); }
-    else root <<= 1;
-  }
-  return assemble(false, root, rem != UB(0), (ex - j) / 2 + MANT + 2);
-}
-
-// fmod(a, b), exact: long division of the significands.
-F fmod_exact(F a, F b) {
-  if (isnan(a) || isnan(b) || isinf(a) || b == F(0)) return f_nan();
-  if (isinf(b)) return a;
-  const F aa = abs(a), ab = abs(b);
-  if (aa < ab) return a;
-  // |x| = n * 2^(e - MANT) with integer n (subnormals: the raw significand).
-  const UB ba = TOBITS(aa), bb = TOBITS(ab);
-  const int fa = int((ba >> MANT) & EMASK), fb = int((bb >> MANT) & EMASK);
-  const UB na = fa == 0 ? (ba & MMASK) : ((ba & MMASK) | (UB(1) << MANT));
-  const UB nb = fb == 0 ? (bb & MMASK) : ((bb & MMASK) | (UB(1) << MANT));
-  int e = max(fa, 1) - max(fb, 1);
-  UB r = na % nb;
-  while (e > 0) {
-    const int sh = min(e, FMOD_STEP);
-    r = (r << sh) % nb;
-    e -= sh;
-  }
-  const F v = scale2(F(r), max(fb, 1) - BIAS - MANT);  // exactly representable
-  return a < F(0) ? -v : v;
-}
+F sqrt_rn(F x) { return isnan(x) ? quiet_nan(x) : FROMBITS(XN(sqrt)(TOBITS(x))); }
+F py_rem(F a, F b) { return FROMBITS(x_remainder(TOBITS(a), TOBITS(b))); }
+F floor_div(F a, F b) { return FROMBITS(x_floor_divide(TOBITS(a), TOBITS(b))); }
 
 F sign_of(F x) { return x > F(0) ? F(1) : x < F(0) ? F(-1) : x == F(0) ? F(0) : x; }
-
-// Python's // on floats (the CPU's FloorDivide): the floor of the exact quotient.
-F floor_div(F a, F b) {
-  if (b == F(0)) {
-    if (a == F(0) || isnan(a)) return f_nan();
-    return (f_signbit(a) != f_signbit(b)) ? -f_inf() : f_inf();
-  }
-  const F m = fmod_exact(a, b);
-  precise F am = a - m;
-  F q = div_rn(am, b);
-  if (m != F(0) && ((b < F(0)) != (m < F(0)))) q -= F(1);
-  if (q == F(0)) return (f_signbit(a) != f_signbit(b)) ? -F(0) : F(0);
-  F f = floor(q);
-  precise F frac = q - f;
-  if (frac > F(0.5)) f += F(1);
-  return f;
-}
-
-F py_rem(F a, F b) {
-  F m = fmod_exact(a, b);
-  if (m != F(0) && ((b < F(0)) != (m < F(0)))) m += b;
-  return m;
-}
 
 #if FLTW == 32
 #include "math.glsl"

@@ -25,10 +25,10 @@
 // the reproducible mode), from reduce_xops.glsl: float32 on bits through
 // xf32.glsl, integer instructions only, so the CPU's bits whatever the
 // device does with subnormals, and every NaN stored canonical; with -DXD=1
-// too ("reduce_x_f64"), from reduce_xops64.glsl: float64 on bits through
-// xf64.glsl; with -DXMATH64=1 as well ("reduce_xs_f64", softmax,
-// log_softmax and logsumexp only) also the CPU's float64 exp and log on bits
-// (xmath64.glsl, xmath64_log.glsl).
+// too ("reduce_x_f64"), the same file on float64 bits through xf64.glsl;
+// with -DXMATH=1 as well ("reduce_xs_f64", softmax, log_softmax and
+// logsumexp only) also the CPU's float64 exp and log on bits (xmath64.glsl,
+// xmath64_log.glsl).
 #version 460
 #include "common.glsl"
 #include "dtypes.glsl"
@@ -82,9 +82,7 @@ layout(push_constant) uniform Push { Args args; } pc;
 
 layout(local_size_x = LANES) in;
 
-#if defined(XD)
-#include "reduce_xops64.glsl"
-#elif defined(XF)
+#if defined(XF)
 #include "reduce_xops.glsl"
 #else
 #include "reduce_ops.glsl"
