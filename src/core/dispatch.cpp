@@ -46,6 +46,14 @@ std::string key(OpId op, const Device& d, Dtype t, Path p) {
 const char* const kFallbackFix =
     ". Set CONCORD_FALLBACK=cpu to run it on the CPU (inputs are copied there and back), or move the tensors "
     "to cpu with .to(\"cpu\").";
+// The float-control bits that flush subnormals, and how to clear them.
+#if defined(__x86_64__)
+const char* const kFlushBits = "MXCSR FTZ/DAZ";
+const char* const kFlushClear = "_mm_setcsr(_mm_getcsr() & ~0x8040u)";
+#else
+const char* const kFlushBits = "FPCR.FZ";
+const char* const kFlushClear = "clear FPCR bit 24 (msr fpcr)";
+#endif
 const char* const kFallbackNote =
     "; running it on the CPU (inputs copied there and back). Set CONCORD_FALLBACK=strict to make this an error.";
 }  // namespace
@@ -157,15 +165,16 @@ Plan plan(OpId op, const Device& device, Dtype dtype, Describer operands, int64_
     p.path = Path::fallback;
     p.backend = &cpu_backend();
   }
-  // The host kernels inherit the calling thread's MXCSR: said once, since no
+  // The host kernels inherit the calling thread's float controls (x86's MXCSR,
+  // aarch64's FPCR): said once, since no
   // config promises a flushed subnormal and the reproducible mode's bits assume none.
   if (is_floating(p.compute) && memory_space(p.exec) == MemorySpace::host && host_flushes_subnormals())
     warn_once("host|ftz-daz",
-              "[" + opn + "] the calling thread flushes subnormals to zero (MXCSR FTZ/DAZ set, as a program linked "
-              "with -ffast-math does at start-up): on " + p.exec.str() + " every float kernel (" +
-                  std::string(name(p.compute)) + " here) reads and writes "
-              "subnormals as 0, and the reproducible mode no longer gives the CPU's usual bits. Clear them "
-              "(_mm_setcsr(_mm_getcsr() & ~0x8040u)) or link without -ffast-math");
+              "[" + opn + "] the calling thread flushes subnormals to zero (" + kFlushBits +
+                  " set, as a program linked with -ffast-math does at start-up): on " + p.exec.str() +
+                  " every float kernel (" + std::string(name(p.compute)) + " here) reads and writes "
+              "subnormals as 0, and the reproducible mode no longer gives the CPU's usual bits. Clear them (" +
+                  kFlushClear + ") or link without -ffast-math");
   return p;
 }
 
