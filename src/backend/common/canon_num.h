@@ -32,6 +32,7 @@
  *   CN_F_NAN(x)             the NaN result for input x
  *                           (x + x natively, the canonical NaN on bits)
  *   CN_F_LT(a, b), CN_F_EQ_BITS(x, u)  float32 compare; x has exactly the bits u
+ *   CN_F_NEG(x)             float32 -x (the canonical NaN for a NaN on bits)
  *   CN_F_OF_BITS(u), CN_F_BITS(x)   a float32 from its bits, and its bits
  *   CN_F_NONFINITE(x), CN_F_INVALID(x)  inf or NaN; the NaN result of an
  *                           invalid operation on x (x - x natively, the
@@ -72,6 +73,7 @@
 #undef CN_F_ISZERO
 #undef CN_F_NAN
 #undef CN_F_LT
+#undef CN_F_NEG
 #undef CN_F_EQ_BITS
 #undef CN_F_OF_BITS
 #undef CN_F_BITS
@@ -104,6 +106,7 @@
 #define CN_F_ISZERO(x) xf_iszero(x)
 #define CN_F_NAN(x) XF_NAN
 #define CN_F_LT(a, b) xf_lt(a, b)
+#define CN_F_NEG(x) xf_neg(x)
 #define CN_F_EQ_BITS(x, u) ((x) == (u))
 #define CN_F_OF_BITS(u) (u)
 #define CN_F_BITS(x) (x)
@@ -142,6 +145,7 @@
 #define CN_F_ISZERO(x) ((x) == 0.0f)
 #define CN_F_NAN(x) ((x) + (x))
 #define CN_F_LT(a, b) ((a) < (b))
+#define CN_F_NEG(x) (-(x))
 #define CN_F_EQ_BITS(x, u) (concord_f32_bits(x) == (u))
 #define CN_F_OF_BITS(u) concord_bits_f32(u)
 #define CN_F_BITS(x) concord_f32_bits(x)

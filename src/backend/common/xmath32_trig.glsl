@@ -19,10 +19,7 @@
 #ifndef CONCORD_XMATH32_TRIG_GLSL
 #define CONCORD_XMATH32_TRIG_GLSL
 
-// canon_trig.h's one body (canon_trig.inc) on the doubles' bits. The names
-// xmath64_trig.glsl builds on: XM_TRIG_COEF (the polynomials) and pi/2 split.
-#define XM_PIO2_HI 0x3ff921fb54442d18ul
-#define XM_PIO2_LO 0x3c91a62633145c07ul
+// canon_trig.h's one body (canon_trig.inc) on the doubles' bits.
 #define CONCORD_NUM_BITS 1
 #include "backend/common/canon_num.h"
 #define CN_TRIG_TWO_OVER_PI XM_TWO_OVER_PI

@@ -218,7 +218,7 @@ cl_program OpenClBackend::program(const std::string& file, const std::string& ex
   for (const auto& [name, body] : src)
     if (name.size() > 2 && name.substr(name.size() - 2) == ".h") text += with_includes(body, src) + "\n";
   for (const char* shared : {"common.cl", "cpu_math.cl"})
-    if (auto it = src.find(shared); it != src.end()) text += it->second + "\n";
+    if (auto it = src.find(shared); it != src.end()) text += with_includes(it->second, src) + "\n";
   auto it = src.find(file);
   if (it == src.end()) throw DeviceError("[opencl] kernel file " + file + " is not embedded in this build");
   text += with_includes(it->second, src);

@@ -28,7 +28,6 @@ typedef long int64_t;
 static inline int findMSB(uint v) { return v == 0u ? -1 : 31 - (int)clz(v); }
 // GLSL's struct names are type names; C's need these.
 typedef struct XfNum XfNum;
-typedef struct XmReduced XmReduced;
 #include "xf32.glsl"
 #include "xf64.glsl"
 #include "xmath32.glsl"
