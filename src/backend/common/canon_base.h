@@ -5,8 +5,8 @@
  * OpenCL program, in file-name order, so this one comes first); the ones a
  * Vulkan shader includes (philox.h, the xmath*.glsl on bits, the float64
  * canon_*.h of the default mode's math64.glsl) also as GLSL 4.60 (glslc -I
- * src, with GL_GOOGLE_include_directive). Code in them uses only the common subset of
- * C: no templates, no namespaces, no library calls, concord_-prefixed names,
+ * src, with GL_GOOGLE_include_directive). Code in them uses only the common
+ * subset of C: no templates, no namespaces, no library calls, concord_-prefixed names,
  * and floating-point code restricted to + - * /, sqrt and fma (all correctly
  * rounded on both sides; OpenCL programs are built with
  * -cl-fp32-correctly-rounded-divide-sqrt where the device supports it) with
@@ -38,6 +38,8 @@
  *   CONCORD_STRUCT(name) { ... };     a struct usable as `name` in every language
  *   CONCORD_TO_U32/U64/I32/I64/F32/F64(x)  value conversions: (T)(x) or T(x)
  *   CONCORD_GLSL                      1 when compiled as GLSL
+ *   concord_glsl_add/sub/mul/div/fma  GLSL on doubles only: the native kit's
+ *                                     operations, `precise`, fma exact-product
  *
  * Example (valid in all three languages):
  *   CONCORD_FN float concord_half_of(concord_u32 k) {
