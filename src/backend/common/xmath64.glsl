@@ -23,17 +23,8 @@
 #ifndef CONCORD_XMATH64_GLSL
 #define CONCORD_XMATH64_GLSL
 
-// The names the other xmath64_*.glsl files use.
-#define XE_SHIFT CONCORD_XE_SHIFT
-#define XE_HALF CONCORD_XE_HALF
+// float64 1, as OpenCL's norms_xd.cl names it.
 #define XE_ONE CONCORD_XE_ONE
-#define XE_TWO CONCORD_XE_TWO
-#define XE_EXP_HI CONCORD_XE_EXP_HI
-#define XE_EXP_LO CONCORD_XE_EXP_LO
-#define XE_TINY54 CONCORD_XE_TINY54
-#define XE_COEF xe_coef
-#define XE_EXP2 xe_exp2_64
-#define XePair xe_pair
 
 #define CONCORD_NUM_BITS 1
 #include "backend/common/canon_num.h"
@@ -42,8 +33,5 @@
 #include "backend/common/canon_f64.inc"
 #undef CN_E
 #undef CONCORD_NUM_BITS
-
-// (double)k for a small int k, exactly.
-uint64_t xe_from_int(int k) { return xd_from_int64(int64_t(k)); }
 
 #endif

@@ -6,19 +6,13 @@
 //   uint64_t xe_log1p(uint64_t x)   concord_log1p_f64
 //   uint64_t xe_log2(uint64_t x)    concord_log2_f64
 //
-// Why: see xmath64.glsl (whose two-sum, Horner table, pair and xe_from_int
+// Why: see xmath64.glsl (whose two-sum, Horner table and pair
 // this file uses). Every NaN result is XD_NAN.
 //
 // Include after xf32.glsl, xf64.glsl and xmath64.glsl. Also valid C++
 // (tests/ops/unary/test_reproducible_vulkan_math64.cpp).
 #ifndef CONCORD_XMATH64_LOG_GLSL
 #define CONCORD_XMATH64_LOG_GLSL
-
-// The names xmath64_pow.glsl uses.
-#define XE_LN2HI CONCORD_XE_LN2HI
-#define XE_LN2LO CONCORD_XE_LN2LO
-#define XE_MIN_NORMAL CONCORD_XE_MIN_NORMAL
-#define XE_P54 CONCORD_XE_P54
 
 #define CONCORD_NUM_BITS 1
 #include "backend/common/canon_num.h"

@@ -37,7 +37,6 @@ typedef struct XfNum XfNum;
 #if XMATH_LOG64 || XMATH_OPS
 // The float64 log on bits (norms_xd.cl, for slogdet, defines XMATH_LOG64;
 // elementwise.cl's shared ops, XMATH_OPS, need exp and log1p).
-typedef struct XePair XePair;
 #include "xmath64.glsl"
 #include "xmath64_log.glsl"
 #endif
